@@ -1,0 +1,8 @@
+from django.urls import path
+
+from memoryhub.api import views
+
+app_name = "api"
+urlpatterns = [
+    path("health", views.health, name="health"),
+]

@@ -1,0 +1,40 @@
+"""A Job row mirrors each background task, so the dashboard never depends on broker internals."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Job(models.Model):
+    STATUS_CHOICES = [
+        ("queued", "queued"), ("running", "running"), ("succeeded", "succeeded"), ("failed", "failed"),
+    ]
+
+    kind = models.CharField(max_length=40, db_index=True)
+    label = models.CharField(max_length=200, blank=True)
+    space = models.ForeignKey("spaces.MemorySpace", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs")
+    params = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=STATUS_CHOICES, default="queued", db_index=True)
+    progress = models.PositiveSmallIntegerField(default=0)
+    message = models.CharField(max_length=300, blank=True)
+    result = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    task_id = models.CharField(max_length=64, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk} {self.status}"
+
+    @property
+    def duration(self):
+        if self.started_at and self.finished_at:
+            return self.finished_at - self.started_at
+        return None

@@ -1,0 +1,47 @@
+from django.contrib import admin
+
+from memoryhub.memories.models import Edge, Entry, Fact, OpLog, Persona, Topic
+
+
+@admin.register(Entry)
+class EntryAdmin(admin.ModelAdmin):
+    list_display = ("id", "space", "kind", "category", "title", "at", "origin", "archived", "deleted_at")
+    list_filter = ("category", "kind", "origin", "archived", "is_test", "space")
+    search_fields = ("title", "summary", "body", "session_id")
+    raw_id_fields = ("digest", "merged_into", "topic")
+    date_hierarchy = "at"
+
+
+@admin.register(Fact)
+class FactAdmin(admin.ModelAdmin):
+    list_display = ("subject", "predicate", "value", "status", "negative", "space", "created_at")
+    list_filter = ("status", "negative", "predicate", "method", "space")
+    search_fields = ("subject", "predicate", "value")
+    raw_id_fields = ("source_entry", "invalidated_by")
+
+
+@admin.register(Topic)
+class TopicAdmin(admin.ModelAdmin):
+    list_display = ("title", "space", "kind", "started_at", "ended_at", "turn_count")
+    list_filter = ("kind", "space")
+    search_fields = ("title", "session_id")
+
+
+@admin.register(Persona)
+class PersonaAdmin(admin.ModelAdmin):
+    list_display = ("space", "rebuilt_at", "entries_since_rebuild")
+    search_fields = ("profile", "frame")
+
+
+@admin.register(Edge)
+class EdgeAdmin(admin.ModelAdmin):
+    list_display = ("source", "edge_type", "target", "weight", "created_at")
+    list_filter = ("edge_type",)
+    raw_id_fields = ("source", "target")
+
+
+@admin.register(OpLog)
+class OpLogAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "space", "operation", "entry_id", "actor")
+    list_filter = ("operation", "space")
+    search_fields = ("detail", "entry_id")

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MemoriesConfig(AppConfig):
+    name = "memoryhub.memories"
+    label = "memories"

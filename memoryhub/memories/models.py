@@ -1,0 +1,173 @@
+"""The native data plane: entries (events), facts (state), topics, persona, typed edges, op log."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils import timezone
+
+from memoryhub.spaces.models import MemorySpace
+
+CATEGORIES = [
+    "progress", "pitfall", "decision", "structure", "experience", "companion",
+    "preference", "fact", "insight", "context", "general",
+]
+CATEGORY_CHOICES = [(c, c) for c in CATEGORIES]
+EDGE_TYPES = ["temporal", "entity", "causal", "semantic", "supersedes"]
+
+
+class EntryQuerySet(models.QuerySet):
+    def live(self):
+        return self.filter(deleted_at__isnull=True)
+
+    def recallable(self):
+        """What automatic recall sees: live, not archived, not test, not merged away."""
+        return self.live().filter(archived=False, is_test=False, merged_into__isnull=True)
+
+
+class Entry(models.Model):
+    KIND_CHOICES = [("turn", "turn"), ("note", "note"), ("save", "save"), ("digest", "digest"), ("import", "import")]
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="entries")
+    kind = models.CharField(max_length=10, choices=KIND_CHOICES, default="note")
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+    category = models.CharField(max_length=20, choices=CATEGORY_CHOICES, default="general")
+    title = models.CharField(max_length=300, blank=True)
+    body = models.TextField()
+    summary = models.CharField(max_length=500, blank=True)
+    tags = models.JSONField(default=list, blank=True)
+    entities = models.JSONField(default=list, blank=True)
+    related = models.JSONField(default=list, blank=True)
+    session_id = models.CharField(max_length=200, blank=True, db_index=True)
+    source = models.CharField(max_length=20, default="agent", help_text="user | agent | external | import")
+    origin = models.CharField(max_length=60, default="local", db_index=True)
+    channel = models.CharField(max_length=200, blank=True, help_text="Channel ids, e.g. group 123#u456.")
+    importance = models.PositiveSmallIntegerField(default=3)
+    hits = models.PositiveIntegerField(default=0)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+    archived = models.BooleanField(default=False)
+    is_test = models.BooleanField(default=False)
+    digest = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="digested")
+    merged_into = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged")
+    topic = models.ForeignKey("memories.Topic", null=True, blank=True, on_delete=models.SET_NULL, related_name="entries")
+    content_hash = models.CharField(max_length=64, db_index=True)
+    idempotency_key = models.CharField(max_length=200, blank=True)
+    redactions = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+    deleted_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    objects = EntryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        verbose_name_plural = "entries"
+        indexes = [
+            models.Index(fields=["space", "deleted_at", "-at"], name="entry_space_live_at"),
+            models.Index(fields=["space", "session_id", "at"], name="entry_space_session_at"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["space", "idempotency_key"],
+                condition=~models.Q(idempotency_key=""),
+                name="entry_unique_idempotency_key",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pk} {self.title or self.summary[:60]}"
+
+    @property
+    def public_id(self) -> str:
+        return str(self.pk)
+
+
+class Topic(models.Model):
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="topics")
+    session_id = models.CharField(max_length=200, blank=True, db_index=True)
+    title = models.CharField(max_length=300, blank=True)
+    kind = models.CharField(max_length=20, choices=CATEGORY_CHOICES, default="general")
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField()
+    turn_count = models.PositiveIntegerField(default=0)
+    entities = models.JSONField(default=list, blank=True)
+    keywords = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["-ended_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Fact(models.Model):
+    """A stable piece of state (subject, predicate, value) with slot-based conflict resolution."""
+
+    STATUS_CHOICES = [("active", "active"), ("invalidated", "invalidated")]
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="facts")
+    subject = models.CharField(max_length=100, default="user")
+    predicate = models.CharField(max_length=60)
+    value = models.CharField(max_length=500)
+    negative = models.BooleanField(default=False, help_text="A 'don't' statement: never injected.")
+    status = models.CharField(max_length=12, choices=STATUS_CHOICES, default="active", db_index=True)
+    origin = models.CharField(max_length=60, default="local")
+    source_entry = models.ForeignKey(Entry, null=True, blank=True, on_delete=models.SET_NULL, related_name="facts")
+    method = models.CharField(max_length=10, default="rule", help_text="rule | llm | manual")
+    confidence = models.FloatField(default=1.0)
+    created_at = models.DateTimeField(default=timezone.now)
+    refreshed_at = models.DateTimeField(default=timezone.now)
+    invalidated_at = models.DateTimeField(null=True, blank=True)
+    invalidated_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="invalidated")
+
+    class Meta:
+        ordering = ["subject", "predicate", "-created_at"]
+        indexes = [models.Index(fields=["space", "status", "subject", "predicate"], name="fact_slot")]
+
+    def __str__(self) -> str:
+        return f"{self.subject}/{self.predicate} = {self.value} ({self.status})"
+
+
+class Persona(models.Model):
+    space = models.OneToOneField(MemorySpace, on_delete=models.CASCADE, related_name="persona")
+    profile = models.TextField(blank=True, help_text="Written by a person or the agent.")
+    frame = models.TextField(blank=True, help_text="Derived from facts and stable events.")
+    events = models.JSONField(default=list, blank=True, help_text="Long-term constraints kept by the rebuild.")
+    rebuilt_at = models.DateTimeField(null=True, blank=True)
+    entries_since_rebuild = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"persona of {self.space}"
+
+
+class Edge(models.Model):
+    source = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="edges_out")
+    target = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="edges_in")
+    edge_type = models.CharField(max_length=12, choices=[(t, t) for t in EDGE_TYPES])
+    weight = models.FloatField(default=1.0)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["source", "target", "edge_type"], name="edge_unique")]
+        indexes = [models.Index(fields=["target", "edge_type"], name="edge_target_type")]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} -{self.edge_type}-> {self.target_id}"
+
+
+class OpLog(models.Model):
+    """The last operations on a space (a ring of OPLOG_KEEP rows per space)."""
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="oplog")
+    operation = models.CharField(max_length=30)
+    entry_id = models.CharField(max_length=40, blank=True)
+    detail = models.TextField(blank=True)
+    actor = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["space", "-id"], name="oplog_space_id")]
+
+    def __str__(self) -> str:
+        return f"{self.operation} {self.entry_id}"

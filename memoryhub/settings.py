@@ -1,0 +1,230 @@
+"""memoryhub settings: everything comes from environment variables (see README)."""
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def envbool(name: str, default: str = "False") -> bool:
+    value = os.environ.get(name, default)
+    if value.lower() in ("true", "1", "yes", "on"):
+        return True
+    if value.lower() in ("false", "0", "no", "off", ""):
+        return False
+    raise ImproperlyConfigured(f"{name} must be true or false, got {value!r}")
+
+
+def envint(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    if value in (None, ""):
+        return default
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}") from exc
+
+
+def envfloat(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    if value in (None, ""):
+        return default
+    try:
+        return float(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be a number, got {value!r}") from exc
+
+
+DATA_DIR = Path(os.environ.get("MEMORYHUB_DATA_DIR") or BASE_DIR / "data").resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+STATE_DIR = DATA_DIR / "state"
+STATE_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    """Use SECRET_KEY from the environment, else one generated once into the data dir."""
+    if os.environ.get("SECRET_KEY"):
+        return os.environ["SECRET_KEY"]
+    path = STATE_DIR / "secret_key"
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = envbool("DEBUG")
+BIND = os.environ.get("MEMORYHUB_BIND", "127.0.0.1:8000")
+_bind_host = BIND.rsplit(":", 1)[0].strip("[]")
+ALLOWED_HOSTS = [
+    h.strip()
+    for h in os.environ.get("MEMORYHUB_ALLOWED_HOSTS", f"127.0.0.1,localhost,[::1],{_bind_host}").split(",")
+    if h.strip()
+]
+CSRF_TRUSTED_ORIGINS = [
+    o.strip() for o in os.environ.get("MEMORYHUB_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
+]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "template_partials",
+    "django_q",
+    "memoryhub.audit",
+    "memoryhub.spaces",
+    "memoryhub.memories",
+    "memoryhub.vault",
+    "memoryhub.api",
+    "memoryhub.jobs",
+    "memoryhub.dashboard",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "memoryhub.urls"
+WSGI_APPLICATION = "memoryhub.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "memoryhub.dashboard.context.sidebar",
+            ],
+        },
+    }
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'memoryhub.sqlite3'}",
+        conn_max_age=envint("MEMORYHUB_CONN_MAX_AGE", 0),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets readers and the worker run beside one writer; IMMEDIATE avoids
+    # lock-upgrade deadlocks between web and worker processes.
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": (
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+            "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=20000;"
+        ),
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "dashboard:home"
+LOGOUT_REDIRECT_URL = "login"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = os.environ.get("MEMORYHUB_TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+
+# The agent API refuses bodies over 1 MiB with 413 too_large.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "memoryhub_cache",
+    }
+}
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+Q_CLUSTER = {
+    "name": "memoryhub",
+    "workers": envint("MEMORYHUB_WORKER_PROCESSES", 2),
+    "timeout": 600,
+    "retry": 900,
+    "max_attempts": 1,
+    "queue_limit": 50,
+    "save_limit": 250,
+    "catch_up": False,
+    "label": "Jobs",
+    "sync": envbool("MEMORYHUB_Q_SYNC"),
+    "poll": 0.5,
+}
+if REDIS_URL:
+    Q_CLUSTER["redis"] = REDIS_URL
+else:
+    Q_CLUSTER["orm"] = "default"
+    Q_CLUSTER["bulk"] = 10
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("MEMORYHUB_LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}
+
+# --- memoryhub behaviour -------------------------------------------------------------
+MEMORYHUB = {
+    "ADMIN_USER": os.environ.get("MEMORYHUB_ADMIN_USER", "admin"),
+    "MAX_ENTRY_CHARS": 8000,
+    "DEFAULT_INJECT_CHARS": envint("MEMORYHUB_MAX_INJECT_CHARS", 2600),
+    "MAX_RECALL": envint("MEMORYHUB_MAX_RECALL", 8),
+    "OPLOG_KEEP": 5000,
+    "SESSION_IDLE_MINUTES": envint("MEMORYHUB_SESSION_IDLE_MINUTES", 120),
+    "PROVIDER_TIMEOUT": envfloat("MEMORYHUB_PROVIDER_TIMEOUT", 10.0),
+    "PROVIDER_MAX_BYTES": envint("MEMORYHUB_PROVIDER_MAX_BYTES", 8 * 1024 * 1024),
+    "SECRETS_FILE": STATE_DIR / "memory-providers.json",
+    "LLM_BASE_URL": os.environ.get("MEMORYHUB_LLM_BASE_URL", ""),
+    "LLM_MODEL": os.environ.get("MEMORYHUB_LLM_MODEL", ""),
+    "LLM_API_KEY": os.environ.get("MEMORYHUB_LLM_API_KEY", ""),
+    "LLM_TIMEOUT": envfloat("MEMORYHUB_LLM_TIMEOUT", 25.0),
+    "RATE_LIMIT_PER_MINUTE": envint("MEMORYHUB_RATE_LIMIT_PER_MINUTE", 600),
+}

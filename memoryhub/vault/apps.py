@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class VaultConfig(AppConfig):
+    name = "memoryhub.vault"
+    label = "vault"
