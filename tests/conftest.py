@@ -6,3 +6,54 @@ import tempfile
 os.environ.setdefault("MEMORYHUB_DATA_DIR", tempfile.mkdtemp(prefix="memoryhub-test-"))
 os.environ.setdefault("MEMORYHUB_Q_SYNC", "true")
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+import json  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+class Api:
+    """A thin JSON client for the agent API with one token."""
+
+    def __init__(self, client, raw_token: str, token):
+        self.client = client
+        self.raw = raw_token
+        self.token = token
+        self.headers = {"HTTP_AUTHORIZATION": f"Bearer {raw_token}"}
+
+    def get(self, path: str):
+        return self.client.get(f"/api/v1/{path}", **self.headers)
+
+    def post(self, path: str, body=None, raw: bytes | str | None = None):
+        data = raw if raw is not None else json.dumps(body or {})
+        return self.client.post(f"/api/v1/{path}", data, content_type="application/json", **self.headers)
+
+    def tool(self, name: str, session_id: str = "s1", **arguments):
+        return self.post(f"tools/{name}", {"session_id": session_id, "arguments": arguments})
+
+    def turn(self, user: str, assistant: str = "ok", session_id: str = "s1", **extra):
+        return self.post("turns", {"session_id": session_id, "user": user, "assistant": assistant, **extra})
+
+
+def make_api(client, name="agent", origin="local", spaces=()):
+    from memoryhub.api.models import ApiToken
+
+    token, raw = ApiToken.issue(name=name, origin=origin, spaces=spaces)
+    return Api(client, raw, token)
+
+
+@pytest.fixture
+def api(db, client):
+    return make_api(client)
+
+
+@pytest.fixture
+def api_factory(db, client):
+    return lambda **kw: make_api(client, **kw)
+
+
+@pytest.fixture
+def staff(db, client, django_user_model):
+    user = django_user_model.objects.create_user("alice", password="password", is_staff=True)
+    client.force_login(user)
+    return user

@@ -1,7 +1,142 @@
-from django.http import JsonResponse
+"""The agent API of API.md: health, providers, spaces, turns, context, sessions, tools."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+from django.http import HttpRequest
+from django.utils import timezone
 
 from memoryhub import __version__
+from memoryhub.api import args as A
+from memoryhub.api import tools
+from memoryhub.api.access import allowed_spaces, read_spaces, workspace_arg, write_space
+from memoryhub.api.endpoint import Call, endpoint
+from memoryhub.api.errors import ApiError, bad
+from memoryhub.api.models import AgentSession
+from memoryhub.memories import pipeline, recall
+from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.providers_info import provider_listing, space_listing
+from memoryhub.spaces.services import valid_slug
+from memoryhub.vault.grants import end_session
+from providers.registry import PROVIDERS, get_provider_class
 
 
-def health(request):
-    return JsonResponse({"status": "ok", "version": __version__})
+def session_arg(args: dict) -> str:
+    return A.text(args, "session_id", required=True, max_len=200)
+
+
+@endpoint("GET", auth=False)
+def health(request: HttpRequest) -> dict:
+    return {"status": "ok", "version": __version__}
+
+
+@endpoint("GET")
+def providers(request: HttpRequest, call: Call) -> dict:
+    return {"providers": provider_listing()}
+
+
+@endpoint("GET", "POST")
+def spaces(request: HttpRequest, call: Call):
+    if request.method == "GET":
+        return {"spaces": [space_listing(s) for s in allowed_spaces(call).order_by("slug")]}
+    return create_space(call)
+
+
+def create_space(call: Call):
+    if call.token.spaces.exists():
+        raise ApiError("forbidden", "a token restricted to some spaces cannot create spaces")
+    body = call.body
+    slug = A.text(body, "slug", required=True, max_len=80)
+    if not valid_slug(slug):
+        raise bad("slug must be lower-case letters, digits, - or _, starting with a letter or digit", "slug")
+    name = A.text(body, "name", required=True, max_len=200)
+    kind = A.choice(body, "provider", list(PROVIDERS), default="native") or "native"
+    access = A.choice(body, "access", ("open", "vault"), default="open") or "open"
+    description = A.text(body, "description", max_len=2000)
+    config = A.obj(body.get("config"), "config")
+    fields = {f.key: f for f in get_provider_class(kind).space_fields}
+    for key, value in config.items():
+        if key not in fields:
+            raise bad(f"{key!r} is not a space field of {kind} (fields: {', '.join(fields) or 'none'})", "config")
+        if fields[key].secret:
+            raise bad(f"{key!r} is a secret; set it on the provider services page", "config")
+        if not isinstance(value, (str, int, float, bool)):
+            raise bad(f"config {key!r} must be a string, number or boolean", "config")
+    missing = [k for k, f in fields.items() if f.required and config.get(k) in (None, "")]
+    if missing:
+        raise bad(f"config needs {', '.join(missing)} for {kind}", "config")
+    workspace = workspace_arg(call, body)
+    with transaction.atomic():
+        if MemorySpace.objects.filter(slug=slug).exists():
+            raise ApiError("conflict", f"space {slug!r} exists", "slug")
+        space = MemorySpace.objects.create(
+            slug=slug, name=name, provider=kind, access=access, description=description, config=config,
+            workspace=workspace, selection={"source": "manual", "by": call.actor},
+        )
+    return space_listing(space), 201
+
+
+def entry_summary(result: pipeline.Written) -> dict:
+    if result.entry is not None:
+        e = result.entry
+        return {"id": str(e.pk), "space": result.space.slug, "at": e.at_iso, "summary": e.summary,
+                "category": e.category}
+    return {"id": result.id, "space": result.space.slug, "at": timezone.now().isoformat(), "summary": "",
+            "category": "context", "receipt": result.receipt.state if result.receipt else "unknown"}
+
+
+@endpoint("POST")
+def turns(request: HttpRequest, call: Call):
+    body = call.body
+    session_id = session_arg(body)
+    user = A.text(body, "user", required=True)
+    assistant = A.text(body, "assistant", required=True, allow_empty=True)
+    at = A.moment(body, "at")
+    key = A.text(body, "idempotency_key", max_len=200)
+    space = write_space(call, body)
+    draft, user_text = pipeline.turn_draft(user, assistant, session_id=session_id, at=at, origin=call.origin,
+                                           idempotency_key=key)
+    call.session(session_id)
+    result = pipeline.write(space, draft, actor=call.actor, fact_text=user_text)
+    payload = {"entry": entry_summary(result), "facts": result.facts, "redactions": result.redactions}
+    if not result.created:
+        payload["redactions"] = result.entry.redactions if result.entry else result.redactions
+    return payload, (201 if result.created else 200)
+
+
+@endpoint("POST")
+def context(request: HttpRequest, call: Call) -> dict:
+    body = call.body
+    session_id = session_arg(body)
+    query = A.text(body, "query", max_len=4000)
+    max_chars = A.integer(body, "max_chars", default=settings.MEMORYHUB["DEFAULT_INJECT_CHARS"], low=0, high=100_000)
+    spaces = read_spaces(call, body)
+    call.session(session_id)
+    ctx, cards = recall.build_context(spaces, query, max_chars=max_chars, origin=recall.origin_filter(call.origin),
+                                      max_cards=settings.MEMORYHUB["MAX_RECALL"])
+    recall.note_recall(cards, query, call.actor)
+    return {"text": ctx.text, "chars": ctx.chars, "items": ctx.items}
+
+
+@endpoint("POST")
+def session_end(request: HttpRequest, call: Call, session_id: str) -> dict:
+    AgentSession.objects.filter(token=call.token, session_id=session_id, ended_at__isnull=True).update(
+        ended_at=timezone.now())
+    return {"expired_grants": end_session(call.token, session_id)}
+
+
+@endpoint("GET")
+def tool_list(request: HttpRequest, call: Call) -> dict:
+    return {"tools": [t.schema() for t in tools.TOOLS.values()]}
+
+
+@endpoint("POST")
+def tool_call(request: HttpRequest, call: Call, name: str) -> dict:
+    if name not in tools.TOOLS:
+        raise ApiError("not_found", f"no tool {name!r}")
+    session_id = session_arg(call.body)
+    arguments = A.obj(call.body.get("arguments"), "arguments")
+    call.session(session_id)
+    with transaction.atomic():
+        return {"result": tools.run(call, name, session_id, arguments)}

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from memoryhub.memories.models import Edge, Entry, Fact, OpLog, Persona, Topic
+from memoryhub.memories.models import Edge, EntityRef, Entry, Fact, OpLog, Persona, Topic
 
 
 @admin.register(Entry)
@@ -45,3 +45,11 @@ class OpLogAdmin(admin.ModelAdmin):
     list_display = ("created_at", "space", "operation", "entry_id", "actor")
     list_filter = ("operation", "space")
     search_fields = ("detail", "entry_id")
+
+
+@admin.register(EntityRef)
+class EntityRefAdmin(admin.ModelAdmin):
+    list_display = ("name", "entry", "space")
+    list_filter = ("space",)
+    search_fields = ("name",)
+    raw_id_fields = ("entry",)

@@ -77,8 +77,8 @@ class Entry(models.Model):
         return f"{self.pk} {self.title or self.summary[:60]}"
 
     @property
-    def public_id(self) -> str:
-        return str(self.pk)
+    def at_iso(self) -> str:
+        return timezone.localtime(self.at).isoformat()
 
 
 class Topic(models.Model):
@@ -171,3 +171,18 @@ class OpLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.operation} {self.entry_id}"
+
+
+class EntityRef(models.Model):
+    """Which live entries mention an entity: the index behind entity edges and top entities."""
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="entity_refs")
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="entity_refs")
+    name = models.CharField(max_length=200)
+
+    class Meta:
+        indexes = [models.Index(fields=["space", "name"], name="entityref_space_name")]
+        constraints = [models.UniqueConstraint(fields=["entry", "name"], name="entityref_unique")]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,33 @@
+"""The API's one error type and its JSON shape (API.md: {"error": {"code", "message", "field"}})."""
+
+from __future__ import annotations
+
+from django.http import JsonResponse
+
+STATUS = {
+    "bad_request": 400, "unauthorized": 401, "forbidden": 403, "not_found": 404, "conflict": 409,
+    "too_large": 413, "unsupported": 422, "rate_limited": 429, "internal": 500, "provider_error": 502,
+    "provider_timeout": 504,
+}
+
+
+class ApiError(Exception):
+    def __init__(self, code: str, message: str, field: str | None = None, headers: dict | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+        self.headers = headers or {}
+
+    def response(self) -> JsonResponse:
+        body = {"code": self.code, "message": self.message}
+        if self.field:
+            body["field"] = self.field
+        response = JsonResponse({"error": body}, status=STATUS[self.code])
+        for key, value in self.headers.items():
+            response[key] = value
+        return response
+
+
+def bad(message: str, field: str | None = None) -> ApiError:
+    return ApiError("bad_request", message, field)

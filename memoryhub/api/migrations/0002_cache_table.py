@@ -1,0 +1,13 @@
+"""The database cache (rate limits, worker status) needs its table; make it part of migrate."""
+
+from django.core.management import call_command
+from django.db import migrations
+
+
+def create_cache_table(apps, schema_editor):
+    call_command("createcachetable", database=schema_editor.connection.alias, verbosity=0)
+
+
+class Migration(migrations.Migration):
+    dependencies = [("api", "0001_initial")]
+    operations = [migrations.RunPython(create_cache_table, migrations.RunPython.noop)]

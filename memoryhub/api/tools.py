@@ -1,0 +1,200 @@
+"""The agent's memory tools: their JSON schemas and handlers, one registry (see API.md, Tools)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from memoryhub.api import args as A
+from memoryhub.api.access import named_space, read_spaces, write_space
+from memoryhub.api.endpoint import Call
+from memoryhub.api.errors import ApiError
+from memoryhub.memories import pipeline, recall, store
+from memoryhub.memories.models import CATEGORIES, Entry, Fact, Persona
+from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.services import provider_for
+from memoryhub.vault.redaction import redact
+from providers.base import ProviderError
+
+SPACE = {"type": "string", "description": "Space slug; default: the token's default space."}
+WORKSPACE = {"type": "string", "description": "The agent's working directory (absolute path) or a workspace slug."}
+
+
+@dataclass
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: Callable[[Call, str, dict], dict]
+
+    def schema(self) -> dict[str, Any]:
+        return {"type": "function", "function": {"name": self.name, "description": self.description,
+                                                 "parameters": self.parameters}}
+
+
+TOOLS: dict[str, Tool] = {}
+
+
+def tool(name: str, description: str, properties: dict[str, Any], required: tuple[str, ...] = ()):
+    def register(handler):
+        TOOLS[name] = Tool(name, description, {"type": "object", "properties": properties,
+                                               "required": list(required), "additionalProperties": False}, handler)
+        return handler
+
+    return register
+
+
+def written(result: pipeline.Written) -> dict[str, Any]:
+    return {"id": result.id, "space": result.space.slug, "redactions": result.redactions}
+
+
+@tool("memory_save", "Save one memory: a finished step, a pitfall, a decision, a structure change, a lesson.",
+      {"category": {"type": "string", "enum": CATEGORIES}, "title": {"type": "string"}, "body": {"type": "string"},
+       "tags": {"type": "array", "items": {"type": "string"}}, "related": {"type": "array", "items": {"type": "string"}},
+       "at": {"type": "string", "format": "date-time"}, "space": SPACE, "workspace": WORKSPACE},
+      ("category", "title", "body"))
+def memory_save(call: Call, session_id: str, args: dict) -> dict:
+    draft = pipeline.save_draft(
+        category=A.category(args, required=True), title=A.text(args, "title", required=True, max_len=300),
+        body=A.text(args, "body", required=True), tags=A.strings(args, "tags"),
+        related=A.strings(args, "related", max_items=50), at=A.moment(args, "at"), session_id=session_id,
+        origin=call.origin,
+    )
+    return written(pipeline.write(write_space(call, args), draft, actor=call.actor))
+
+
+@tool("memory_note", "Note something worth remembering, in plain words.",
+      {"text": {"type": "string"}, "space": SPACE, "workspace": WORKSPACE}, ("text",))
+def memory_note(call: Call, session_id: str, args: dict) -> dict:
+    text = A.text(args, "text", required=True)
+    draft = pipeline.save_draft(category="general", title="", body=text, tags=[], related=[], at=None,
+                                session_id=session_id, origin=call.origin, kind="note")
+    return written(pipeline.write(write_space(call, args), draft, actor=call.actor))
+
+
+@tool("memory_search", "Search memory; returns summaries with ids (expand one with memory_recall), never full text.",
+      {"query": {"type": "string"}, "scope": {"type": "string", "description": "all | local | an origin name"},
+       "limit": {"type": "integer", "minimum": 1, "maximum": 50}, "space": SPACE, "workspace": WORKSPACE},
+      ("query",))
+def memory_search(call: Call, session_id: str, args: dict) -> dict:
+    query = A.text(args, "query", required=True, max_len=2000)
+    scope = A.text(args, "scope", max_len=60, default="all") or "all"
+    limit = A.integer(args, "limit", default=8, low=1, high=50)
+    cards = recall.search(read_spaces(call, args), query, limit=limit, origin=recall.origin_filter(call.origin, scope))
+    recall.note_recall(cards, query, call.actor)
+    return {"results": [c.as_dict() for c in cards]}
+
+
+def visible_entry(call: Call, record_id: str) -> Entry:
+    """A native entry this call may read: allowed, active, not vault, origin-visible; else not_found."""
+    entry = Entry.objects.live().select_related("space").filter(pk=int(record_id)).first()
+    if entry is None or entry.space.is_vault:
+        raise ApiError("not_found", f"no memory {record_id!r}", "id")
+    named_space(call, entry.space.slug, "id")
+    if call.origin != "local" and entry.origin != call.origin:
+        raise ApiError("not_found", f"no memory {record_id!r}", "id")
+    if not entry.space.active:
+        raise ApiError("forbidden", f"space {entry.space.slug!r} is inactive", "id")
+    return entry
+
+
+def remote_space(call: Call, record_id: str) -> tuple[MemorySpace, str]:
+    slug, _, remote_id = record_id.partition(":")
+    space = MemorySpace.objects.filter(slug=slug).first()
+    if space is None or space.is_vault or not remote_id:
+        raise ApiError("not_found", f"no memory {record_id!r}", "id")
+    named_space(call, slug, "id")
+    if not space.active:
+        raise ApiError("forbidden", f"space {slug!r} is inactive", "id")
+    return space, remote_id
+
+
+@tool("memory_recall", "Expand a memory by id: its full text (a digest also expands the turns it summarises).",
+      {"id": {"type": "string"}}, ("id",))
+def memory_recall(call: Call, session_id: str, args: dict) -> dict:
+    record_id = A.text(args, "id", required=True, max_len=300)
+    if record_id.isdigit():
+        entry = visible_entry(call, record_id)
+        store.record_recall({entry.space: [entry]}, f"id={record_id}", call.actor)
+        expanded = [{"id": str(e.pk), "at": e.at_iso, "summary": e.summary}
+                    for e in entry.digested.live().order_by("at")]
+        return {"id": str(entry.pk), "space": entry.space.slug, "title": entry.title, "body": entry.body,
+                "category": entry.category, "at": entry.at_iso, "tags": entry.tags,
+                "related": entry.related, "expanded": expanded}
+    space, remote_id = remote_space(call, record_id)
+    try:
+        record = provider_for(space).get(remote_id)
+    except ProviderError as exc:
+        if exc.permanent:
+            raise ApiError("not_found", f"no memory {record_id!r}: {exc.message}", "id") from exc
+        raise
+    return {"id": record_id, "space": space.slug, "title": record.title, "body": record.text,
+            "category": record.category, "at": record.at, "tags": record.tags, "related": [], "expanded": []}
+
+
+@tool("memory_forget", "Forget a memory by id, where its space's provider can.", {"id": {"type": "string"}}, ("id",))
+def memory_forget(call: Call, session_id: str, args: dict) -> dict:
+    record_id = A.text(args, "id", required=True, max_len=300)
+    if record_id.isdigit():
+        entry = visible_entry(call, record_id)
+        store.forget(entry, actor=call.actor)
+        return {"id": record_id, "status": "forgotten"}
+    space, remote_id = remote_space(call, record_id)
+    provider = provider_for(space)
+    if not provider.capabilities.forget:
+        raise ApiError("unsupported", f"{provider.label} cannot forget memories", "id")
+    provider.forget(remote_id)
+    return {"id": record_id, "status": "forgotten"}
+
+
+def profile_space(call: Call, args: dict) -> MemorySpace:
+    space = write_space(call, args)
+    if not space.is_native:
+        raise ApiError("unsupported", f"space {space.slug!r} is not native and keeps no persona", "space")
+    return space
+
+
+@tool("memory_profile", "Read or set the user's profile; the frame is what the hub derived from memory.",
+      {"action": {"type": "string", "enum": ["get", "set"]}, "profile": {"type": "string"}, "space": SPACE,
+       "workspace": WORKSPACE}, ("action",))
+def memory_profile(call: Call, session_id: str, args: dict) -> dict:
+    action = A.choice(args, "action", ("get", "set"), required=True)
+    space = profile_space(call, args)
+    persona, _ = Persona.objects.get_or_create(space=space)
+    if action == "set":
+        text = A.text(args, "profile", required=True, allow_empty=True)
+        persona.profile = redact(text).text
+        persona.save(update_fields=["profile"])
+        store.log_op(space, "profile", "", "profile set", call.actor)
+    return {"profile": persona.profile, "frame": persona.frame}
+
+
+def fact_dict(fact: Fact) -> dict[str, Any]:
+    return {"id": str(fact.pk), "subject": fact.subject, "predicate": fact.predicate, "value": fact.value,
+            "status": fact.status}
+
+
+@tool("memory_facts", "List stable facts about the user (all=true includes history).",
+      {"action": {"type": "string", "enum": ["list", "assert", "invalidate"]}, "subject": {"type": "string"},
+       "predicate": {"type": "string"}, "value": {"type": "string"}, "all": {"type": "boolean"}, "space": SPACE,
+       "workspace": WORKSPACE}, ("action",))
+def memory_facts(call: Call, session_id: str, args: dict) -> dict:
+    action = A.choice(args, "action", ("list", "assert", "invalidate"), required=True)
+    if action != "list":
+        raise ApiError("bad_request", f"action {action} is not available yet", "action")
+    spaces = [s for s in read_spaces(call, args) if s.is_native]
+    facts = Fact.objects.filter(space__in=spaces)
+    if not A.boolean(args, "all"):
+        facts = facts.filter(status="active")
+    for name in ("subject", "predicate"):
+        if args.get(name):
+            facts = facts.filter(**{name: A.text(args, name, max_len=100)})
+    if call.origin != "local":
+        facts = facts.filter(origin=call.origin)
+    return {"facts": [fact_dict(f) for f in facts.order_by("subject", "predicate", "-created_at")[:500]]}
+
+
+def run(call: Call, name: str, session_id: str, arguments: dict) -> dict:
+    if name not in TOOLS:
+        raise ApiError("not_found", f"no tool {name!r}")
+    return TOOLS[name].handler(call, session_id, arguments)

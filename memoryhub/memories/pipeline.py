@@ -1,0 +1,86 @@
+"""The write pipeline of every agent or person write: redact → space policy → provider → native extras → op log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+
+from memoryhub.memories import store
+from memoryhub.memories.models import Entry
+from memoryhub.memories.text import classify, clip, first_sentence
+from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.services import provider_for
+from memoryhub.vault.redaction import redact, redact_all
+from providers.base import Receipt
+
+
+@dataclass
+class Written:
+    """What one write produced, in the shape the API answers with."""
+
+    space: MemorySpace
+    entry: Entry | None = None
+    receipt: Receipt | None = None
+    created: bool = True
+    redactions: int = 0
+    facts: dict[str, list] = field(default_factory=lambda: {"asserted": [], "invalidated": []})
+
+    @property
+    def id(self) -> str:
+        if self.entry is not None:
+            return str(self.entry.pk)
+        return f"{self.space.slug}:{self.receipt.provider_id}" if self.receipt else ""
+
+
+def write(space: MemorySpace, draft: store.Draft, *, actor: str = "", fact_text: str | None = None) -> Written:
+    """Write a redacted draft to its space: natively in one transaction, or through the space's provider."""
+    if not space.is_native:
+        receipt = provider_for(space).remember(
+            draft.body, title=draft.title, category=draft.category, tags=draft.tags,
+            at=draft.at.isoformat() if draft.at else "",
+        )
+        return Written(space, receipt=receipt, redactions=draft.redactions)
+    with transaction.atomic():
+        entry, created = store.write(space, draft, actor=actor)
+        result = Written(space, entry=entry, created=created, redactions=draft.redactions)
+        if created:
+            grow(entry, result, fact_text if fact_text is not None else draft.body)
+    return result
+
+
+def grow(entry: Entry, result: Written, fact_text: str) -> None:
+    """Native extras after a new entry: facts, topic, persona counter. Filled by the intelligence modules."""
+
+
+def turn_draft(user: str, assistant: str, *, session_id: str, at: datetime | None, origin: str,
+               idempotency_key: str = "", channel: str = "", tags: list[str] | None = None) -> tuple[store.Draft, str]:
+    """A finished turn as one entry: both sides kept in full, a one-line summary for cards."""
+    (user, assistant), count = redact_all(user, assistant)
+    body = f"User: {user}\n\nAssistant: {assistant}".strip()
+    question = first_sentence(user, 120)
+    answer = first_sentence(assistant, 120)
+    summary = clip(f"{question} → {answer}" if question and answer else question or answer, 240)
+    draft = store.Draft(
+        body=body, kind="turn", title=clip(question, 200), summary=summary, category=classify(f"{user}\n{assistant}"),
+        at=at, session_id=session_id, source="agent", origin=origin, idempotency_key=idempotency_key,
+        channel=channel, tags=tags or [], redactions=count,
+    )
+    return draft, user
+
+
+def save_draft(*, category: str, title: str, body: str, tags: list[str], related: list[str], at: datetime | None,
+               session_id: str, origin: str, kind: str = "save", source: str = "agent", **extra: Any) -> store.Draft:
+    """An explicit memory (memory_save, a person's note): redacted, tags included."""
+    (title, body), count = redact_all(title, body)
+    clean_tags = []
+    for tag in tags:
+        r = redact(tag)
+        count += r.count
+        clean_tags.append(r.text)
+    return store.Draft(
+        body=body, kind=kind, title=title, category=category, tags=clean_tags, related=related, at=at,
+        session_id=session_id, origin=origin, source=source, redactions=count, **extra,
+    )

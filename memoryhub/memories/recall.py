@@ -1,0 +1,159 @@
+"""Reading memory back: search across spaces (native and third-party) and the budgeted context block."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from memoryhub.memories import search as fts
+from memoryhub.memories import store
+from memoryhub.memories.models import Entry, Fact, Persona
+from memoryhub.memories.text import clip
+from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.services import provider_for
+from providers.base import ProviderError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Card:
+    """One search result: a summary and an id to expand, never the full text."""
+
+    id: str
+    space: str
+    provider: str
+    summary: str
+    category: str
+    at: str
+    score: float | None
+    origin: str
+    entry: Entry | None = field(default=None, repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "space": self.space, "summary": self.summary, "category": self.category,
+                "at": self.at, "score": self.score, "origin": self.origin, "provider": self.provider}
+
+
+def origin_filter(token_origin: str, scope: str = "all") -> str | None:
+    """The one origin a reader may see, or None for every origin.
+
+    A non-local token sees only its own origin whatever it asks; a local token may narrow with scope.
+    """
+    if token_origin != "local":
+        return token_origin
+    return None if scope in ("", "all") else scope
+
+
+def entry_card(entry: Entry, score: float | None, space: MemorySpace) -> Card:
+    return Card(str(entry.pk), space.slug, space.provider, entry.summary or clip(entry.body, 160), entry.category,
+                entry.at_iso, score, entry.origin, entry)
+
+
+def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str | None = None,
+           recallable_only: bool = False, errors: list[str] | None = None) -> list[Card]:
+    """Cards from every space, best first. Provider failures are collected in `errors`, never raised."""
+    native = [s for s in spaces if s.is_native]
+    cards: list[Card] = []
+    if native:
+        by_id = {s.pk: s for s in native}
+        hits = fts.query(list(by_id), query, limit=limit, recallable_only=recallable_only, origin=origin)
+        entries = Entry.objects.in_bulk([h.entry_id for h in hits])
+        top = hits[0].rank if hits else 1.0
+        for h in hits:
+            entry = entries.get(h.entry_id)
+            if entry:
+                cards.append(entry_card(entry, round(min(1.0, h.rank / top), 4), by_id[entry.space_id]))
+    for space in spaces:
+        if space.is_native:
+            continue
+        try:
+            records = provider_for(space).search(query, limit=limit)
+        except ProviderError as exc:
+            log.warning("search in %s failed: %s", space.slug, exc.message)
+            if errors is not None:
+                errors.append(f"{space.slug}: {exc.message}")
+            continue
+        for r in records:
+            if origin and r.origin != origin:
+                continue
+            cards.append(Card(f"{space.slug}:{r.id}", space.slug, space.provider,
+                              clip(r.extra.get("summary") or r.title or r.text, 240), r.category, r.at, r.score,
+                              r.origin))
+    cards.sort(key=lambda c: c.score if c.score is not None else 0.0, reverse=True)
+    return cards[:limit]
+
+
+def note_recall(cards: list[Card], query: str, actor: str) -> None:
+    """Agent recall bumps access counts and is logged per space."""
+    per_space: dict[MemorySpace, list[Entry]] = {}
+    for card in cards:
+        if card.entry is not None:
+            per_space.setdefault(card.entry.space, []).append(card.entry)
+    store.record_recall(per_space, query, actor)
+
+
+# --- the context block ---------------------------------------------------------------
+@dataclass
+class Context:
+    text: str
+    items: list[dict[str, Any]]
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+
+class Budget:
+    """Adds sections while they fit in max_chars; never exceeds it."""
+
+    def __init__(self, max_chars: int):
+        self.max_chars = max_chars
+        self.parts: list[str] = []
+        self.items: list[dict[str, Any]] = []
+
+    @property
+    def used(self) -> int:
+        return len("\n".join(self.parts))
+
+    def add(self, line: str, item: dict[str, Any] | None = None) -> bool:
+        extra = len(line) + (1 if self.parts else 0)
+        if self.used + extra > self.max_chars:
+            return False
+        self.parts.append(line)
+        if item:
+            self.items.append(item)
+        return True
+
+    def result(self) -> Context:
+        return Context("\n".join(self.parts), self.items)
+
+
+def current_facts(spaces: list[MemorySpace], origin: str | None):
+    qs = Fact.objects.filter(space__in=spaces, status="active", negative=False)
+    if origin:
+        qs = qs.filter(origin=origin)
+    return qs.order_by("subject", "predicate", "-refreshed_at")
+
+
+def build_context(spaces: list[MemorySpace], query: str, *, max_chars: int, origin: str | None,
+                  max_cards: int = 8) -> tuple[Context, list[Card]]:
+    """Facts and persona always, then the most relevant cards, within max_chars; no full text."""
+    budget = Budget(max_chars)
+    facts = list(current_facts([s for s in spaces if s.is_native], origin)[:40])
+    if facts:
+        budget.add("## What I know about the user")
+        for fact in facts:
+            budget.add(f"- {fact.predicate}: {fact.value}", {"id": f"fact:{fact.pk}", "kind": "fact", "score": None})
+    for persona in Persona.objects.filter(space__in=spaces).exclude(frame="", profile=""):
+        text = "\n".join(p for p in (persona.profile.strip(), persona.frame.strip()) if p)
+        if budget.add("## Persona\n" + clip(text, max(0, max_chars // 3)),
+                      {"id": f"persona:{persona.space_id}", "kind": "persona", "score": None}):
+            break
+    cards = search(spaces, query, limit=max_cards, origin=origin, recallable_only=True) if query.strip() else []
+    if cards and budget.add("## Possibly relevant (expand with memory_recall id)"):
+        for card in cards:
+            line = f"- {card.at[:16].replace('T', ' ')} · {card.category} — {clip(card.summary, 200)} | id={card.id}"
+            budget.add(line, {"id": card.id, "kind": "entry", "score": card.score})
+    return budget.result(), cards

@@ -1,0 +1,32 @@
+"""How providers and spaces are described to agents and people (API listings, dashboard cards)."""
+
+from __future__ import annotations
+
+from memoryhub.spaces.models import MemorySpace, ProviderService
+from memoryhub.spaces.services import service_config
+from providers.registry import PROVIDERS, get_provider_class
+
+
+def provider_state(kind: str) -> dict:
+    """Whether a kind is configured (required service fields set) and available (configured and enabled)."""
+    cls = get_provider_class(kind)
+    if kind == "native":
+        return {"configured": True, "available": True}
+    service = ProviderService.objects.filter(kind=kind).first()
+    configured = service is not None and cls.is_configured(service_config(kind))
+    return {"configured": configured, "available": bool(configured and service.enabled)}
+
+
+def provider_listing() -> list[dict]:
+    listing = []
+    for kind in PROVIDERS:
+        cls = get_provider_class(kind)
+        listing.append({"kind": kind, "label": cls.label, "locality": cls.locality, **provider_state(kind),
+                        "capabilities": cls.capabilities.as_dict()})
+    return listing
+
+
+def space_listing(space: MemorySpace) -> dict:
+    cls = get_provider_class(space.provider)
+    return {"slug": space.slug, "name": space.name, "provider": space.provider, "access": space.access,
+            "active": space.active, "capabilities": cls.capabilities.as_dict()}

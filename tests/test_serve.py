@@ -1,0 +1,81 @@
+"""`make run`'s server command on a free port, spoken to over real HTTP, then stopped with Ctrl-C."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def manage(env, *args) -> str:
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True,
+                          capture_output=True, text=True, timeout=120).stdout
+
+
+def request(url, body=None, token=None):
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = json.dumps(body).encode() if body is not None else None
+    with urllib.request.urlopen(urllib.request.Request(url, data=data, headers=headers), timeout=10) as r:
+        return r.status, json.loads(r.read())
+
+
+@pytest.fixture
+def served(tmp_path):
+    port = free_port()
+    env = {**os.environ, "MEMORYHUB_DATA_DIR": str(tmp_path), "MEMORYHUB_BIND": f"127.0.0.1:{port}",
+           "MEMORYHUB_Q_SYNC": "false", "MEMORYHUB_ADMIN_PASSWORD": "pw-for-tests"}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    manage(env, "migrate", "--noinput", "-v0")
+    manage(env, "ensure_admin")
+    proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--web-workers", "1"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            request(f"{base}/api/v1/health")
+            break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise AssertionError(proc.stdout.read())
+            time.sleep(0.3)
+    yield base, env, proc
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def test_served_hub_answers_agents_over_http_and_stops_cleanly(served):
+    base, env, proc = served
+    token = manage(env, "issue_token", "--name", "e2e").strip().splitlines()[-1]
+    status, health = request(f"{base}/api/v1/health")
+    assert status == 200 and health["status"] == "ok"
+    status, turn = request(f"{base}/api/v1/turns", {"session_id": "s", "user": "served over gunicorn", "assistant": "yes"},
+                           token)
+    assert status == 201
+    status, found = request(f"{base}/api/v1/tools/memory_search",
+                            {"session_id": "s", "arguments": {"query": "gunicorn"}}, token)
+    assert [r["id"] for r in found["result"]["results"]] == [turn["entry"]["id"]]
+    with urllib.request.urlopen(f"{base}/static/vendor/htmx.min.js", timeout=10) as r:
+        assert r.status == 200
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=30) == 0
+    output = proc.stdout.read()
+    assert "memoryhub stopped." in output
