@@ -172,10 +172,13 @@ def _clean(raw: str, kind: str) -> str:
 
 
 def _paths(clause: str) -> list[str]:
-    if not _PATH_CUE.search(clause):
-        return []
+    return real_paths(clause) if _PATH_CUE.search(clause) else []
+
+
+def real_paths(text: str) -> list[str]:
+    """Every real path mentioned in the text, trailing slash and punctuation removed."""
     found: list[str] = []
-    for match in _PATH_TOKEN.finditer(clause):
+    for match in _PATH_TOKEN.finditer(text):
         path = match.group(0).rstrip(".:!?")
         path = path.rstrip("/") or path
         if is_real_path(path) and path not in found:
