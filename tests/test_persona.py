@@ -76,16 +76,15 @@ def test_retries_timeouts():
 
 
 def test_gives_up_after_five_attempts():
-    with FakeLLM([(502, {})]) as fake:
-        with pytest.raises(llm.LLMError, match="502.*5 attempts"):
-            client_for(fake).complete([])
+    with FakeLLM([(502, {})]) as fake, pytest.raises(llm.LLMError, match="502.*5 attempts"):
+        client_for(fake).complete([])
     assert len(fake.requests) == 5
 
 
 def test_no_retry_on_4xx():
-    with FakeLLM([(401, {"error": "bad key"}), chat_answer("never")]) as fake:
-        with pytest.raises(llm.LLMError, match="401"):
-            client_for(fake).complete([])
+    with FakeLLM([(401, {"error": "bad key"}), chat_answer("never")]) as fake, \
+            pytest.raises(llm.LLMError, match="401"):
+        client_for(fake).complete([])
     assert len(fake.requests) == 1
 
 
@@ -97,9 +96,8 @@ def test_connection_refused_is_an_llm_error():
 
 
 def test_unexpected_shape_is_an_llm_error():
-    with FakeLLM([(200, {"choices": []})]) as fake:
-        with pytest.raises(llm.LLMError, match="shape"):
-            client_for(fake).complete([])
+    with FakeLLM([(200, {"choices": []})]) as fake, pytest.raises(llm.LLMError, match="shape"):
+        client_for(fake).complete([])
 
 
 def test_get_client_follows_settings(settings):
@@ -284,7 +282,8 @@ def test_gate1_rejects_churn(text):
     assert persona.is_churn(text) and not persona.keep_event(text)
 
 
-@pytest.mark.parametrize("text", ["全程离线不联网", "Never push to main without review", "回答用中文", "数据只存本地 /srv/data"])
+@pytest.mark.parametrize("text", ["全程离线不联网", "Never push to main without review", "回答用中文",
+                                  "数据只存本地 /srv/data"])
 def test_gate1_keeps_long_term_constraints(text):
     assert persona.keep_event(text)
 

@@ -1,6 +1,6 @@
 """Topics: session + 2-hour grouping, subject-change splitting, titles, kinds and the one-line card."""
 
-from datetime import datetime, timedelta, timezone as dt_timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -8,7 +8,7 @@ from memoryhub.memories import topics
 from memoryhub.memories.models import Entry, Topic
 from memoryhub.spaces.models import MemorySpace
 
-T0 = datetime(2026, 10, 22, 10, 25, tzinfo=dt_timezone.utc)
+T0 = datetime(2026, 10, 22, 10, 25, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -106,11 +106,11 @@ def test_kind_title_and_card(space):
 
 def test_card_across_midnight_and_singular(space):
     entry = Entry.objects.create(space=space, kind="turn", body="Deploy notes for example.com", session_id="n",
-                                 at=datetime(2026, 10, 22, 23, 50, tzinfo=dt_timezone.utc), content_hash="h")
+                                 at=datetime(2026, 10, 22, 23, 50, tzinfo=UTC), content_hash="h")
     topic = topics.assign(entry)
     assert topics.card(topic) == f"2026-10-22 23:50~23:50 · 1 turn · general — example.com | id={entry.pk}"
     later = Entry.objects.create(space=space, kind="turn", body="example.com deploy done", session_id="n",
-                                 at=datetime(2026, 10, 23, 0, 30, tzinfo=dt_timezone.utc), content_hash="h")
+                                 at=datetime(2026, 10, 23, 0, 30, tzinfo=UTC), content_hash="h")
     topics.assign(later)
     topic.refresh_from_db()
     assert topics.card(topic).startswith("2026-10-22 23:50~2026-10-23 00:30 · 2 turns · general")

@@ -35,8 +35,8 @@ _LANGS = {
     "法语": "French", "德语": "German", "西班牙语": "Spanish", "俄语": "Russian",
 }
 _EN_LANGS = "chinese|english|japanese|korean|french|german|spanish|russian|portuguese|italian"
-_ROLE_ZH = (r"工程师|程序员|开发者|开发|设计师|学生|研究生|博士生?|老师|教师|教授|产品经理|项目经理|经理|运维|架构师|分析师|"
-            r"科学家|研究员|作家|编辑|医生|律师|创业者|站长|主播|画师|译者|翻译|测试|运营|记者|会计")
+_ROLE_ZH = (r"工程师|程序员|开发者|开发|设计师|学生|研究生|博士生?|老师|教师|教授|产品经理|项目经理|经理|"
+            r"运维|架构师|分析师|科学家|研究员|作家|编辑|医生|律师|创业者|站长|主播|画师|译者|翻译|测试|运营|记者|会计")
 _ROLE_EN = (r"developer|engineer|designer|student|teacher|professor|researcher|scientist|manager|architect|"
             r"analyst|writer|doctor|lawyer|founder|programmer|sysadmin|consultant|freelancer|maintainer|tester")
 _MODEL_FAMILIES = ("gpt", "claude", "deepseek", "llama", "qwen", "gemini", "mistral", "glm", "kimi", "o1", "o3")
@@ -45,7 +45,8 @@ _MODEL_ID = r"(?P<v>[A-Za-z][\w.:/-]{1,60})"
 # (predicate, negative, kind of value, pattern); negative rules come before their positive twins.
 _RULES: list[tuple[str, bool, str, re.Pattern]] = [
     ("nickname", True, "name", re.compile(
-        _ADV_LATER + r"你?(?:就)?(?:别|不要|不用|甭|不许|不准|请勿|请不要|请别)再?(?:叫|喊|称呼)我(?:为|做|作)?(?P<v>.+)")),
+        _ADV_LATER + r"你?(?:就)?(?:别|不要|不用|甭|不许|不准|请勿|请不要|请别)再?"
+        r"(?:叫|喊|称呼)我(?:为|做|作)?(?P<v>.+)")),
     ("nickname", False, "name", re.compile(
         _ADV_LATER + r"你?(?:就|可以|请|都)*(?:叫|喊|称呼)我(?:为|做|作)?(?P<v>.+)")),
     ("calledBy", False, "name", re.compile(_ADV_LATER + r"我(?:就|会)?(?:叫|喊|称呼)你(?:为|做)?(?P<v>.+)")),
@@ -57,7 +58,8 @@ _RULES: list[tuple[str, bool, str, re.Pattern]] = [
         r"\b(?:you\s+(?:can|may|should)\s+|please\s+|now\s+)*(?:call|address)\s+me\s+(?:as\s+)?(?P<v>.+)", re.I)),
     ("calledBy", False, "name", re.compile(r"\bi(?:'ll| will)\s+call\s+you\s+(?P<v>.+)", re.I)),
     ("name", False, "name", re.compile(r"\b(?:my name(?:'s| is)|i(?:'m| am) called)\s+(?P<v>.+)", re.I)),
-    ("role", False, "text", re.compile(r"我(?:是一名|是一个|是一位|是个|是|的职业是|的工作是)(?P<v>.{0,12}?(?:" + _ROLE_ZH + r"))$")),
+    ("role", False, "text", re.compile(
+        r"我(?:是一名|是一个|是一位|是个|是|的职业是|的工作是)(?P<v>.{0,12}?(?:" + _ROLE_ZH + r"))$")),
     ("role", False, "text", re.compile(
         r"\bi(?:'m| am| work as)\s+(?:a|an)\s+(?P<v>(?:[\w+#.-]+\s+){0,3}?(?:" + _ROLE_EN + r"))$", re.I)),
     ("language", False, "lang", re.compile(
@@ -67,7 +69,8 @@ _RULES: list[tuple[str, bool, str, re.Pattern]] = [
         r"\b(?:please\s+)?(?:always\s+)?(?:reply|respond|answer|talk|speak|write)(?:\s+to\s+me)?\s+in\s+(?P<v>"
         + _EN_LANGS + r")\b", re.I)),
     ("model", False, "model", re.compile(
-        r"我?(?:现在|目前)?(?:用的|使用的|在用的)?模型(?:是|换成了?|改成了?|切换到了?|切到了?|改用了?)\s*" + _MODEL_ID)),
+        r"我?(?:现在|目前)?(?:用的|使用的|在用的)?模型"
+        r"(?:是|换成了?|改成了?|切换到了?|切到了?|改用了?)\s*" + _MODEL_ID)),
     ("model", False, "model", re.compile(
         r"\b(?:my\s+model\s+is\s+|i(?:'m| am)\s+(?:now\s+)?using\s+(?:the\s+)?model\s+|"
         r"switch(?:ed)?\s+the\s+model\s+to\s+)" + _MODEL_ID, re.I)),
@@ -80,8 +83,9 @@ _RULES: list[tuple[str, bool, str, re.Pattern]] = [
         r"\bi\s+(?:really\s+|also\s+|much\s+|generally\s+|strongly\s+)*(?:prefer|like|love|enjoy)\s+(?P<v>.+)", re.I)),
     ("skill", False, "text", re.compile(r"我" + _ZH_ADV + r"(?:擅长|精通|熟悉|熟练掌握)(?P<v>.+)")),
     ("skill", False, "words", re.compile(
-        r"\bi(?:'m| am)\s+(?:really\s+|very\s+|pretty\s+)?(?:good\s+at|skilled\s+(?:at|in|with)|proficient\s+(?:in|with)|"
-        r"experienced\s+(?:in|with)|an\s+expert\s+(?:in|on|at)|fluent\s+in|familiar\s+with)\s+(?P<v>.+)", re.I)),
+        r"\bi(?:'m| am)\s+(?:really\s+|very\s+|pretty\s+)?"
+        r"(?:good\s+at|skilled\s+(?:at|in|with)|proficient\s+(?:in|with)|experienced\s+(?:in|with)|"
+        r"an\s+expert\s+(?:in|on|at)|fluent\s+in|familiar\s+with)\s+(?P<v>.+)", re.I)),
     ("habit", False, "text", re.compile(r"我(?:平时|通常|每天|一般都|习惯于?|习惯性地?)(?P<v>.+)")),
     ("habit", False, "words", re.compile(
         r"\bi\s+(?:usually|always|normally|typically|habitually|tend\s+to)\s+(?P<v>.+)", re.I)),

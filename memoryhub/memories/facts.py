@@ -1,4 +1,4 @@
-"""Semantic memory: facts kept apart from events, with slot-based conflict resolution so a changed answer replaces the old one.
+"""Semantic memory: facts apart from events, resolved by slots so a changed answer replaces the old one.
 
 Slots are (space, origin, subject, predicate): a QQ group member saying "叫我王哥" must not
 rename the local user. Invalidated facts stay as history; nothing here deletes a row.
@@ -17,8 +17,20 @@ from memoryhub.memories.fact_rules import Claim, extract, is_real_path
 from memoryhub.memories.models import Entry, Fact
 from memoryhub.spaces.models import MemorySpace
 
-__all__ = ["Claim", "FactChanges", "extract", "apply_claims", "assert_fact", "invalidate_fact", "current_facts",
-           "fact_to_dict", "is_real_path", "SINGLE_VALUED", "MULTI_VALUED", "PREDICATES"]
+__all__ = [
+    "MULTI_VALUED",
+    "PREDICATES",
+    "SINGLE_VALUED",
+    "Claim",
+    "FactChanges",
+    "apply_claims",
+    "assert_fact",
+    "current_facts",
+    "extract",
+    "fact_to_dict",
+    "invalidate_fact",
+    "is_real_path",
+]
 
 SINGLE_VALUED = ("nickname", "name", "calledBy", "persona", "role", "model", "language")
 MULTI_VALUED = ("preference", "personality", "path", "tag", "skill", "habit")
@@ -35,7 +47,7 @@ class FactChanges:
     invalidated: list[Fact] = field(default_factory=list)
     refreshed: list[Fact] = field(default_factory=list)
 
-    def extend(self, other: "FactChanges") -> None:
+    def extend(self, other: FactChanges) -> None:
         self.asserted += other.asserted
         self.invalidated += other.invalidated
         self.refreshed += other.refreshed

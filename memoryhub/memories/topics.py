@@ -22,8 +22,8 @@ KIND_PRIORITY = ["decision", "pitfall", "insight", "structure", "experience", "p
                  "companion", "context", "general"]
 SIGNAL_CHARS = 1500
 _FILLER_BIGRAMS = frozenset(
-    "一个 这个 那个 可以 我们 你们 他们 什么 没有 需要 如果 因为 所以 就是 还是 但是 然后 现在 已经 一下 这样 怎么 问题 时候 "
-    "自己 不是 的话 一些 好的 帮我 看看 是不 不要".split()
+    "一个 这个 那个 可以 我们 你们 他们 什么 没有 需要 如果 因为 所以 就是 还是 但是 然后 "
+    "现在 已经 一下 这样 怎么 问题 时候 自己 不是 的话 一些 好的 帮我 看看 是不 不要".split()
 )
 
 
@@ -126,7 +126,7 @@ def _refresh(topic: Topic) -> Topic:
     for entry in entries:
         text = " ".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
         entity_counts.update(dict.fromkeys(entry.entities or extract_entities(text), 1))
-        token_counts.update(set(tokenize(text)) - _FILLER_BIGRAMS)
+        token_counts.update(t for t in dict.fromkeys(tokenize(text)) if t not in _FILLER_BIGRAMS)
     topic.started_at, topic.ended_at = entries[0].at, entries[-1].at
     topic.turn_count = len(entries)
     categories = {e.category for e in entries}
