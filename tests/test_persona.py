@@ -235,6 +235,8 @@ def test_rebuild_falls_back_on_unparseable_answer(space):
     assert result["method"] == "rules" and result["error"] and result["frame"] == "Call the user: Bob"
     result = persona.rebuild(space, llm=lambda messages: "[1, 2]")
     assert result["method"] == "rules" and "not an object" in result["error"]
+    result = persona.rebuild(space, llm=lambda messages: '{"facts": {"a": 1}, "events": "offline"}')
+    assert result["method"] == "llm" and result["frame"] == "Call the user: Bob"
 
 
 def test_rebuild_without_llm_uses_rules(space, settings):

@@ -214,19 +214,23 @@ def _messages(space: MemorySpace, persona: Persona, result: dict) -> list[dict[s
 def _read_answer(space: MemorySpace, answer: dict, frame: str, result: dict) -> tuple[list[Claim], list[str]]:
     """Validated claims and events from the model; anything failing a gate is counted as rejected."""
     claims: list[Claim] = []
-    for item in (answer.get("facts") or [])[:MAX_LLM_CLAIMS]:
+    for item in _as_list(answer.get("facts"))[:MAX_LLM_CLAIMS]:
         claim = _claim(item)
         if claim is None or is_frame_echo(claim.value, frame) or is_churn(claim.value) or _overrides_user(space, claim):
             result["rejected"] += 1
         else:
             claims.append(claim)
     events: list[str] = []
-    for event in answer.get("events") or []:
+    for event in _as_list(answer.get("events")):
         if isinstance(event, str) and keep_event(event, frame):
             events.append(" ".join(event.split()))
         else:
             result["rejected"] += 1
     return claims, events
+
+
+def _as_list(value) -> list:
+    return value if isinstance(value, list) else []
 
 
 def _claim(item) -> Claim | None:
