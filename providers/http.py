@@ -37,6 +37,8 @@ class HttpClient:
         self.retries = retries
         self._secrets = _secret_values(headers or {})
         self._cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._waiting: set[threading.Event] = set()
         self._client = httpx.Client(
             base_url=self.endpoint, headers=headers or {}, timeout=httpx.Timeout(timeout),
             follow_redirects=False, transport=transport,
@@ -48,6 +50,9 @@ class HttpClient:
     def cancel(self) -> None:
         """Abort in-flight requests (from another thread) and refuse new ones; the hub calls this on shutdown."""
         self._cancelled.set()
+        with self._lock:
+            for waiting in self._waiting:
+                waiting.set()
         self._client.close()
 
     def __enter__(self) -> "HttpClient":
@@ -82,19 +87,39 @@ class HttpClient:
         raise last_error
 
     def _guarded(self, method, path, uri, json_body, params, expect_json, ok):
-        """One attempt; any failure caused by cancel() reads as "cancelled", not as a stray library error."""
+        """One attempt, run on a worker thread so cancel() releases the caller at once.
+
+        httpx cannot interrupt a blocked read from another thread; the abandoned worker ends at its own timeout.
+        """
         if self._cancelled.is_set():
             raise ProviderError(f"{method} {uri} cancelled", uri=uri)
+        outcome: dict[str, Any] = {}
+        done = threading.Event()
+
+        def attempt() -> None:
+            try:
+                outcome["value"] = self._once(method, path, uri, json_body, params, expect_json, ok)
+            except Exception as exc:  # handed to the caller below
+                outcome["error"] = exc
+            finally:
+                done.set()
+
+        with self._lock:
+            self._waiting.add(done)
         try:
-            return self._once(method, path, uri, json_body, params, expect_json, ok)
-        except ProviderError:
-            if self._cancelled.is_set():
-                raise ProviderError(f"{method} {uri} cancelled", uri=uri) from None
-            raise
-        except Exception as exc:
-            if self._cancelled.is_set():
-                raise ProviderError(f"{method} {uri} cancelled", uri=uri) from None
-            raise ProviderError(f"{method} {uri} failed: {type(exc).__name__}", uri=uri) from exc
+            threading.Thread(target=attempt, daemon=True, name=f"http {method} {path}").start()
+            done.wait()
+        finally:
+            with self._lock:
+                self._waiting.discard(done)
+        if self._cancelled.is_set() or not outcome:
+            raise ProviderError(f"{method} {uri} cancelled", uri=uri)
+        error = outcome.get("error")
+        if error is None:
+            return outcome["value"]
+        if isinstance(error, ProviderError):
+            raise error
+        raise ProviderError(f"{method} {uri} failed: {type(error).__name__}", uri=uri) from error
 
     def _scrub(self, exc: ProviderError) -> ProviderError:
         """Return the error with any credential the upstream echoed back masked out of its text."""

@@ -6,6 +6,7 @@ Subclasses declare `routes` and keep their data on the fake object, so it surviv
 from __future__ import annotations
 
 import json
+import sys
 import re
 import threading
 import uuid
@@ -66,9 +67,7 @@ class FakeServer:
         class Handler(_Handler):
             server_fake = fake
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
+        self._server = _QuietServer(("127.0.0.1", self.port), Handler)
         self.port = self._server.server_address[1]
         threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
 
@@ -118,6 +117,17 @@ class FakeServer:
                 except Reply as reply:
                     return reply.status, self.error_body(reply.status, reply.message)
         return 404, self.error_body(404, f"No route for {req.method} {req.path}")
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """Daemon handler threads, and no tracebacks when a client hangs up mid-reply (timeouts, caps, cancel)."""
+
+    daemon_threads = True
+    block_on_close = False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
