@@ -6,7 +6,7 @@ from typing import Any
 from urllib.parse import quote
 
 from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
-from providers.http import HttpClient, client_from_config, expect, pick, text_id
+from providers.http import HttpClient, client_from_config, expect, failed_write, pick, text_id
 
 PAGE_MAX = 100
 
@@ -22,7 +22,8 @@ class HonchoProvider(Provider):
     service_fields = (
         Field("endpoint", "Endpoint", input="url", required=True, default="https://api.honcho.dev",
               help="Honcho API base URL (a local server is usually http://localhost:8000)."),
-        Field("apiKey", "API key", input="secret", secret=True, help="Sent as a Bearer token; empty for local servers."),
+        Field("apiKey", "API key", input="secret", secret=True,
+              help="Sent as a Bearer token; empty for local servers."),
     )
     space_fields = (
         Field("workspace", "Workspace", required=True),
@@ -118,7 +119,11 @@ class HonchoProvider(Provider):
     def remember(self, text: str, *, title: str = "", category: str = "general",
                  tags: list[str] | None = None, at: str = "", **extra: Any) -> Receipt:
         self._ensure_peers()
-        created = self.http.post(f"{self._ws_path}/conclusions", {"conclusions": [{"content": text, **self._scope}]})
+        body = {"conclusions": [{"content": text, **self._scope}]}
+        try:
+            created = self.http.post(f"{self._ws_path}/conclusions", body)
+        except ProviderError as exc:
+            return failed_write(exc)
         created = expect(created, list, "created conclusions")
         dropped = [name for name, value in (("title", title), ("tags", tags), ("at", at)) if value]
         if len(created) != 1:

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from providers.base import ProviderError
+from providers.base import ProviderError, Receipt
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
@@ -200,6 +200,19 @@ def client_from_config(config: dict[str, Any], headers: dict[str, str], *, endpo
         raise ProviderError("_timeout and _max_bytes must be numbers", permanent=True) from exc
     endpoint = config.get("endpoint") if endpoint is None else endpoint
     return HttpClient(str(endpoint or "").strip(), headers, timeout=timeout, max_bytes=max_bytes, **kw)
+
+
+def failed_write(exc: ProviderError) -> Receipt:
+    """The receipt for a write request that errored: "failed" only when the upstream refused it outright.
+
+    A timeout, a dropped connection or a 5xx never proves that nothing was stored, so those are "unknown".
+    Permanent errors (bad credentials) are re-raised so the hub disables the service.
+    """
+    if exc.permanent:
+        raise exc
+    status = getattr(exc, "status", None)
+    state = "failed" if status is not None and 400 <= status < 500 and status != 429 else "unknown"
+    return Receipt(state, uri=exc.uri, error=exc.message, detail={"status": status} if status else {})
 
 
 def expect(value: Any, kind: type | tuple[type, ...], what: str) -> Any:

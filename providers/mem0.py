@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
-from providers.http import HttpClient, client_from_config, expect, pick, text_id
+from providers.http import HttpClient, client_from_config, expect, failed_write, pick, text_id
 
 MODES = ("platform", "self-hosted")
 PAGE_MAX = 100
@@ -131,7 +131,10 @@ class Mem0Provider(Provider):
         }
         if self.config.get("agentId"):
             body["agent_id"] = str(self.config["agentId"])
-        answer = self.http.post("/v3/memories/add/" if self.platform else "/memories", body)
+        try:
+            answer = self.http.post("/v3/memories/add/" if self.platform else "/memories", body)
+        except ProviderError as exc:
+            return failed_write(exc)
         # A 2xx means Mem0 queued the extraction; an odd body only costs us the event id, not the write.
         events = answer.get("results") if isinstance(answer, dict) and "results" in answer else answer
         first = events[0] if isinstance(events, list) and events else events

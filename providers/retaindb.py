@@ -6,7 +6,7 @@ from typing import Any
 from urllib.parse import quote
 
 from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
-from providers.http import HttpClient, client_from_config, expect, pick, text_id
+from providers.http import HttpClient, client_from_config, expect, failed_write, pick, text_id
 
 MEMORY_TYPES = {"preference": "preference", "goal": "goal", "instruction": "instruction", "event": "event",
                 "context": "event", "opinion": "opinion", "insight": "opinion", "decision": "opinion"}
@@ -95,7 +95,10 @@ class RetainDBProvider(Provider):
                  tags: list[str] | None = None, at: str = "", **extra: Any) -> Receipt:
         body = {"project": self._project, "user_id": self._user, "content": text,
                 "memory_type": MEMORY_TYPES.get(category, "factual"), "write_mode": "sync"}
-        answer = expect(self.http.post("/v1/memory", body), dict, "write result")
+        try:
+            answer = expect(self.http.post("/v1/memory", body), dict, "write result")
+        except ProviderError as exc:
+            return failed_write(exc)
         dropped = [name for name, value in (("title", title), ("tags", tags), ("at", at)) if value]
         detail = {"dropped": dropped, **{k: answer[k] for k in ("trace_id", "mode") if isinstance(answer.get(k), str)}}
         if answer.get("success") is False:

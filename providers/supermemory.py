@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
-from providers.http import HttpClient, client_from_config, expect, pick, text_id
+from providers.http import HttpClient, client_from_config, expect, failed_write, pick, text_id
 
 SEARCH_MODES = ("hybrid", "memories", "documents")
 LIST_MAX = 200
@@ -118,7 +118,10 @@ class SupermemoryProvider(Provider):
                  tags: list[str] | None = None, at: str = "", **extra: Any) -> Receipt:
         metadata = {"sm_source": "memoryhub", "category": category}
         metadata.update({k: v for k, v in (("title", title), ("tags", ",".join(tags or [])), ("at", at)) if v})
-        answer = self.http.post("/v3/documents", {"content": text, "containerTag": self._tag, "metadata": metadata})
+        try:
+            answer = self.http.post("/v3/documents", {"content": text, "containerTag": self._tag, "metadata": metadata})
+        except ProviderError as exc:
+            return failed_write(exc)
         answer = answer if isinstance(answer, dict) else {}
         status = answer.get("status") if isinstance(answer.get("status"), str) else ""
         document_id = answer.get("id") if isinstance(answer.get("id"), str) else ""

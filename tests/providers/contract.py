@@ -169,6 +169,22 @@ class ContractSuite:
         with pytest.raises(ProviderError):
             provider.status()
 
+    @pytest.mark.parametrize("fault", ["slow", "error500", "disconnect"])
+    def test_a_write_that_may_have_landed_is_never_committed(self, make_provider, fake, fault):
+        if fake is None:
+            pytest.skip("no network I/O")
+        provider = make_provider(_timeout=0.5)
+        if not provider.capabilities.remember:
+            pytest.skip("remember is not claimed")
+        provider.status()  # lets adapters do their get-or-create setup before the fault
+        fake.set_fault(fault)
+        try:
+            receipt = provider.remember(unique_text("faulty"))
+        except ProviderError as exc:
+            assert not exc.permanent
+            return
+        assert receipt.state == "unknown" and receipt.error and receipt.uri
+
     # -- data behaviour ----------------------------------------------------------------------
 
     def _remember(self, provider: Provider, text: str) -> Receipt:

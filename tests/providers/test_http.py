@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from providers.base import ProviderError
-from providers.http import HttpClient, client_from_config, expect, pick, text_id
+from providers.http import HttpClient, client_from_config, expect, failed_write, pick, text_id
 from tests.providers.fakes.base import FakeServer, Req
 
 KEY = "sk-live-abcdef123456"
@@ -136,3 +136,15 @@ def test_shape_checks_raise_provider_errors_not_key_or_type_errors():
                 lambda: expect(True, int, "flag"), lambda: text_id({"id": ""}), lambda: text_id({"id": None})):
         with pytest.raises(ProviderError, match="unexpected upstream data"):
             bad()
+
+
+def test_failed_write_is_unknown_unless_the_upstream_refused_it():
+    refused = ProviderError("POST /x answered 400", uri="http://u/x")
+    refused.status = 400
+    assert failed_write(refused).state == "failed"
+    assert failed_write(ProviderError("timed out", timeout=True, uri="http://u/x")).state == "unknown"
+    crashed = ProviderError("answered 502")
+    crashed.status = 502
+    assert failed_write(crashed).state == "unknown"
+    with pytest.raises(ProviderError):
+        failed_write(ProviderError("answered 401", permanent=True))
