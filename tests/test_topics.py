@@ -100,7 +100,7 @@ def test_kind_title_and_card(space):
     assert topic.kind == "decision"
     assert topic.title == "alerts.log / third-party app testing"
     assert topics.card(topic) == (
-        f"2026-10-22 10:25~13:09 · 4 turns · decision — alerts.log / third-party app testing | id={entries[0].pk}"
+        f"2026-10-22 10:25~13:09 · 4 turns · decision — alerts.log / third-party app testing | id=t{entries[0].topic_id}"
     )
 
 
@@ -108,7 +108,7 @@ def test_card_across_midnight_and_singular(space):
     entry = Entry.objects.create(space=space, kind="turn", body="Deploy notes for example.com", session_id="n",
                                  at=datetime(2026, 10, 22, 23, 50, tzinfo=UTC), content_hash="h")
     topic = topics.assign(entry)
-    assert topics.card(topic) == f"2026-10-22 23:50~23:50 · 1 turn · general — example.com | id={entry.pk}"
+    assert topics.card(topic) == f"2026-10-22 23:50~23:50 · 1 turn · general — example.com | id=t{topic.pk}"
     later = Entry.objects.create(space=space, kind="turn", body="example.com deploy done", session_id="n",
                                  at=datetime(2026, 10, 23, 0, 30, tzinfo=UTC), content_hash="h")
     topics.assign(later)

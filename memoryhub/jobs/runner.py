@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 JOB_KINDS: dict[str, tuple[str, str]] = {
     # kind: (label, dotted path of the job function)
     "selftest": ("Self test", "memoryhub.jobs.runner.selftest"),
+    "persona_rebuild": ("Persona rebuild", "memoryhub.memories.jobs.persona_rebuild"),
 }
 
 

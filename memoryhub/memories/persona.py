@@ -18,7 +18,7 @@ from memoryhub import llm as llm_mod
 from memoryhub.memories.fact_rules import Claim, real_paths
 from memoryhub.memories.facts import MULTI_VALUED, PREDICATES, SINGLE_VALUED, apply_claims, current_facts
 from memoryhub.memories.models import Entry, Fact, Persona
-from memoryhub.memories.topics import tokenize
+from memoryhub.memories.text import tokenize
 from memoryhub.spaces.models import MemorySpace
 
 DEFAULT_EVERY = 10

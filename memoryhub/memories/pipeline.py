@@ -8,7 +8,8 @@ from typing import Any
 
 from django.db import transaction
 
-from memoryhub.memories import store
+from memoryhub.jobs import runner
+from memoryhub.memories import facts, persona, store, topics
 from memoryhub.memories.models import Entry
 from memoryhub.memories.text import classify, clip, first_sentence
 from memoryhub.spaces.models import MemorySpace
@@ -52,7 +53,15 @@ def write(space: MemorySpace, draft: store.Draft, *, actor: str = "", fact_text:
 
 
 def grow(entry: Entry, result: Written, fact_text: str) -> None:
-    """Native extras after a new entry: facts, topic, persona counter. Filled by the intelligence modules."""
+    """Native extras after a new entry: facts from what the user said, the turn's topic, the persona counter."""
+    if entry.kind in ("turn", "note"):
+        changes = facts.apply_claims(entry.space, facts.extract(fact_text), source_entry=entry, origin=entry.origin)
+        result.facts = {"asserted": [facts.fact_to_dict(f) for f in changes.asserted],
+                        "invalidated": [facts.fact_to_dict(f) for f in changes.invalidated]}
+    if entry.kind == "turn":
+        topics.assign(entry)
+    if persona.note_new_entry(entry.space):
+        runner.enqueue("persona_rebuild", space=entry.space)
 
 
 def turn_draft(user: str, assistant: str, *, session_id: str, at: datetime | None, origin: str,

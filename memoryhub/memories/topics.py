@@ -13,6 +13,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from memoryhub.memories.text import extract_entities, tokenize
 from memoryhub.memories.models import Entry, Topic
 
 GAP = timedelta(hours=2)
@@ -27,35 +28,6 @@ _FILLER_BIGRAMS = frozenset(
 )
 
 
-# --- stand-in for memoryhub.memories.text (the lead's tokenizer), switch on merge ----------
-_EN_STOP = frozenset(
-    "a an the and or but if then of to in on at by for with from into about as is are was were be been am do does "
-    "did have has had i me my you your he she it its we our they them this that these those what which who when "
-    "where why how all any some not no so can will would should just also very".split()
-)
-_HAN_RUN = re.compile(r"[\u3400-\u9fff]+")
-
-
-def tokenize(text: str) -> list[str]:
-    """Lower-case words and CJK bigrams, English stopwords removed."""
-    text = text.lower()
-    tokens = [w for w in re.findall(r"[0-9a-z]+", _HAN_RUN.sub(" ", text)) if w not in _EN_STOP]
-    for run in _HAN_RUN.findall(text):
-        tokens += [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
-    return tokens
-
-
-def extract_entities(text: str) -> list[str]:
-    """Files, domains, URLs, CamelCase names and 《titles》."""
-    pattern = (r"https?://[^\s<>\"']+|(?<![\w/.-])[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,9}\b"
-               r"|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|《([^》]{1,60})》")
-    found: list[str] = []
-    for m in re.finditer(pattern, text):
-        value = (m.group(1) or m.group(0)).rstrip(".,;:")
-        if value not in found:
-            found.append(value)
-    return found
-# --- end of stand-in ------------------------------------------------------------------
 
 
 def assign(entry: Entry) -> Topic | None:
@@ -77,12 +49,14 @@ def assign(entry: Entry) -> Topic | None:
 
 
 def card(topic: Topic) -> str:
-    """One line: `2026-10-22 10:25~13:09 · 4 turns · decision — alerts.log / testing | id=<first entry id>`."""
+    """One line: `2026-10-22 10:25~13:09 · 4 turns · decision — alerts.log / testing | id=t<topic id>`.
+
+    `memory_recall("t<id>")` expands the topic into its turns.
+    """
     start, end = timezone.localtime(topic.started_at), timezone.localtime(topic.ended_at)
     until = f"{end:%H:%M}" if start.date() == end.date() else f"{end:%Y-%m-%d %H:%M}"
     turns = f"{topic.turn_count} turn{'' if topic.turn_count == 1 else 's'}"
-    first = topic.entries.live().order_by("at", "id").values_list("pk", flat=True).first()
-    return f"{start:%Y-%m-%d %H:%M}~{until} · {turns} · {topic.kind} — {topic.title} | id={first or topic.pk}"
+    return f"{start:%Y-%m-%d %H:%M}~{until} · {turns} · {topic.kind} — {topic.title} | id=t{topic.pk}"
 
 
 def _previous_turn(entry: Entry) -> Entry | None:
