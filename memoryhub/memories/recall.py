@@ -11,7 +11,7 @@ from memoryhub.memories import search as fts
 from memoryhub.memories.models import Entry, Persona
 from memoryhub.memories.text import clip
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import provider_for
+from memoryhub.spaces.services import provider_for, record_space_error
 from providers.base import ProviderError
 
 log = logging.getLogger(__name__)
@@ -72,6 +72,7 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
             records = provider_for(space).search(query, limit=limit)
         except ProviderError as exc:
             log.warning("search in %s failed: %s", space.slug, exc.message)
+            record_space_error(space, exc)
             if errors is not None:
                 errors.append(f"{space.slug}: {exc.message}")
             continue
