@@ -309,6 +309,8 @@ class OpenVikingProvider(Provider):
 
         if not self._is_memory_uri(uri) or not isinstance(detail.get("sha256"), str):
             return result("failed", "receipt does not name a memory file of this space")
+        if "written_uri" not in detail:
+            return result("unknown", f"the write of {uri} was never confirmed; check the file before retrying")
         if detail.get("written_uri") != uri:
             return result("failed", f"server wrote {detail.get('written_uri')!r}, not the requested {uri}")
         written = detail.get("written_bytes")

@@ -136,6 +136,12 @@ def test_write_timeout_is_unknown_not_failed_and_not_retried(fake, ov):
     assert sum(1 for r in fake.requests if r[1] == "/api/v1/content/write") == 1
 
 
+def test_verifying_an_unconfirmed_write_stays_unknown(fake, ov):
+    fake.write_delay = 1.0
+    receipt = ov.remember("Slow write")
+    assert ov.verify(receipt).state == "unknown"
+
+
 def test_index_failure_is_unknown_and_the_file_may_exist(fake, ov):
     fake.write_fails_index = True
     receipt = ov.remember("Indexing breaks")
