@@ -60,7 +60,7 @@ def test_query_text_that_looks_like_a_flag_stays_an_argument(make, log):
 
 def test_status(make):
     status = make().status()
-    assert status["ok"] and "Context Tree" in status["output"]
+    assert status["healthy"] and "Context Tree" in status["output"]
 
 
 def test_working_directory_overrides(make, tmp_path):
