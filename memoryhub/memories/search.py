@@ -2,7 +2,9 @@
 
 SQLite: an FTS5 table whose rowid is the entry id, fed with our own tokens (words and
 CJK bigrams, see text.py) so 中文 and English queries both work; ranked by BM25 and the
-log hit boost `1 + ln(1 + hits) × 0.12`. Callers never see SQL: index(), unindex(), query().
+log hit boost `1 + ln(1 + hits) × 0.12`. PostgreSQL: the same tokens in a tsvector with a
+GIN index and the same BM25 (pgsearch.py). Callers never see SQL or the database vendor:
+index(), unindex(), query().
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Iterable
 
 from django.db import connection
 
+from memoryhub.memories import pgsearch
 from memoryhub.memories.text import tokenize
 
 FTS_TABLE = "memories_entry_fts"
@@ -22,7 +25,9 @@ CANDIDATES = 200
 
 
 def create_index(conn) -> None:
-    if conn.vendor == "sqlite":
+    if conn.vendor == "postgresql":
+        pgsearch.create(conn)
+    elif conn.vendor == "sqlite":
         with conn.cursor() as cur:
             cur.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5("
@@ -31,38 +36,60 @@ def create_index(conn) -> None:
 
 
 def drop_index(conn) -> None:
-    if conn.vendor == "sqlite":
+    if conn.vendor == "postgresql":
+        pgsearch.drop(conn)
+    elif conn.vendor == "sqlite":
         with conn.cursor() as cur:
             cur.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
 
 
-def document_tokens(entry) -> str:
+def document_tokens(entry) -> list[str]:
     parts = [entry.title, entry.summary, entry.body, " ".join(entry.tags or []), " ".join(entry.entities or [])]
-    return " ".join(tokenize(" ".join(p for p in parts if p)))
+    return tokenize(" ".join(p for p in parts if p))
 
 
 def index(entry) -> None:
     """(Re)index one entry; call inside the write's transaction."""
+    if connection.vendor == "postgresql":
+        pgsearch.index(entry.pk, document_tokens(entry))
+        return
     with connection.cursor() as cur:
         cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid = %s", [entry.pk])
-        cur.execute(f"INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (%s, %s)", [entry.pk, document_tokens(entry)])
+        cur.execute(f"INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (%s, %s)", [entry.pk, " ".join(document_tokens(entry))])
 
 
 def unindex(entry_ids: Iterable[int]) -> None:
     ids = list(entry_ids)
     if not ids:
         return
+    if connection.vendor == "postgresql":
+        pgsearch.unindex(ids)
+        return
     with connection.cursor() as cur:
         cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid IN ({','.join(['%s'] * len(ids))})", ids)
 
 
+def distinct_tokens(query: str) -> list[str]:
+    """The query's first 64 distinct tokens, in order."""
+    return list(dict.fromkeys(tokenize(query)))[:64]
+
+
 def match_expression(query: str) -> str:
     """An FTS5 OR-query of the query's distinct tokens, each quoted (no operator injection)."""
-    seen: list[str] = []
-    for token in tokenize(query):
-        if token not in seen:
-            seen.append(token)
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in seen[:64])
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in distinct_tokens(query))
+
+
+def _fts5_ranked(expression: str, where: list[str], params: list, limit: int) -> list[tuple[int, float, int, str]]:
+    """(entry id, BM25 relevance, hits, kind) from FTS5, best first."""
+    sql = (
+        f"SELECT e.id, bm25({FTS_TABLE}) AS score, e.hits, e.kind FROM {FTS_TABLE} "
+        f"JOIN memories_entry e ON e.id = {FTS_TABLE}.rowid WHERE {FTS_TABLE} MATCH %s AND {' AND '.join(where)} "
+        f"ORDER BY score LIMIT %s"
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql, [expression, *params, limit])
+        # FTS5's bm25() is negative; larger magnitude is better
+        return [(entry_id, -score, hits, kind) for entry_id, score, hits, kind in cur.fetchall()]
 
 
 @dataclass
@@ -90,8 +117,8 @@ def query(
     expression = match_expression(text)
     if not expression or not space_ids:
         return []
-    where = [f"{FTS_TABLE} MATCH %s", f"e.space_id IN ({','.join(['%s'] * len(space_ids))})", "e.deleted_at IS NULL"]
-    params: list = [expression, *space_ids]
+    where = [f"e.space_id IN ({','.join(['%s'] * len(space_ids))})", "e.deleted_at IS NULL"]
+    params: list = [*space_ids]
     if recallable_only:
         where += ["e.archived = %s", "e.is_test = %s", "e.merged_into_id IS NULL"]
         params += [False, False]
@@ -101,18 +128,12 @@ def query(
     if categories:
         where.append(f"e.category IN ({','.join(['%s'] * len(categories))})")
         params += categories
-    sql = (
-        f"SELECT e.id, bm25({FTS_TABLE}) AS score, e.hits, e.kind FROM {FTS_TABLE} "
-        f"JOIN memories_entry e ON e.id = {FTS_TABLE}.rowid WHERE {' AND '.join(where)} "
-        f"ORDER BY score LIMIT %s"
-    )
-    params.append(max(candidates, limit))
-    with connection.cursor() as cur:
-        cur.execute(sql, params)
-        rows = cur.fetchall()
+    if connection.vendor == "postgresql":
+        rows = pgsearch.ranked(distinct_tokens(text), where, params, max(candidates, limit))
+    else:
+        rows = _fts5_ranked(expression, where, params, max(candidates, limit))
     hits = []
-    for entry_id, score, hits_count, kind in rows:
-        relevance = -score  # FTS5's bm25() is negative; larger magnitude is better
+    for entry_id, relevance, hits_count, kind in rows:
         rank = relevance * (1 + math.log1p(hits_count) * HIT_BOOST)
         if kind == "digest":
             rank *= DIGEST_BOOST

@@ -1,0 +1,104 @@
+"""PostgreSQL full-text search with the same tokens and the same BM25 as SQLite's FTS5.
+
+Two columns on memories_entry that Django does not manage (so a flush or delete takes them
+along): `fts_tokens`, a tsvector of text.tokenize output, and `fts_length`, its token count.
+The text search configuration stems English like FTS5's porter tokenizer and keeps every
+token (stopwords are already gone), and CJK bigrams pass through untouched. BM25 is computed
+in SQL with FTS5's constants and idf, so ranks match the SQLite backend.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from django.db import connection
+
+CONFIG = "memoryhub_search"
+STEMMER = "memoryhub_stem"
+GIN_INDEX = "memories_entry_fts_gin"
+K1, B = 1.2, 0.75
+
+
+def create(conn) -> None:
+    with conn.cursor() as cur:
+        cur.execute(f"""
+            DO $$ BEGIN
+              IF NOT EXISTS (SELECT 1 FROM pg_ts_dict WHERE dictname = '{STEMMER}') THEN
+                CREATE TEXT SEARCH DICTIONARY {STEMMER} (TEMPLATE = snowball, Language = english);
+              END IF;
+              IF NOT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = '{CONFIG}') THEN
+                CREATE TEXT SEARCH CONFIGURATION {CONFIG} (COPY = simple);
+                ALTER TEXT SEARCH CONFIGURATION {CONFIG}
+                  ALTER MAPPING FOR asciiword, word, numword, asciihword, hword, hword_part,
+                                    hword_asciipart, hword_numpart WITH {STEMMER};
+              END IF;
+            END $$""")
+        cur.execute("ALTER TABLE memories_entry ADD COLUMN IF NOT EXISTS fts_tokens tsvector, "
+                    "ADD COLUMN IF NOT EXISTS fts_length integer")
+        cur.execute(f"CREATE INDEX IF NOT EXISTS {GIN_INDEX} ON memories_entry USING gin (fts_tokens)")
+
+
+def drop(conn) -> None:
+    with conn.cursor() as cur:
+        cur.execute(f"DROP INDEX IF EXISTS {GIN_INDEX}")
+        cur.execute("ALTER TABLE memories_entry DROP COLUMN IF EXISTS fts_tokens, DROP COLUMN IF EXISTS fts_length")
+        cur.execute(f"DROP TEXT SEARCH CONFIGURATION IF EXISTS {CONFIG}")
+        cur.execute(f"DROP TEXT SEARCH DICTIONARY IF EXISTS {STEMMER}")
+
+
+def fold(tokens: list[str]) -> str:
+    """Strip diacritics as FTS5's `remove_diacritics 2` does, then join for to_tsvector."""
+    text = unicodedata.normalize("NFKD", " ".join(tokens))
+    return "".join(c for c in text if not unicodedata.combining(c))
+
+
+def index(entry_id: int, tokens: list[str]) -> None:
+    with connection.cursor() as cur:
+        cur.execute(f"UPDATE memories_entry SET fts_tokens = to_tsvector('{CONFIG}', %s), fts_length = %s "
+                    "WHERE id = %s", [fold(tokens), len(tokens), entry_id])
+
+
+def unindex(ids: list[int]) -> None:
+    with connection.cursor() as cur:
+        cur.execute("UPDATE memories_entry SET fts_tokens = NULL, fts_length = NULL WHERE id = ANY(%s)", [ids])
+
+
+def lexemes(tokens: list[str]) -> list[str]:
+    """The query's distinct stemmed lexemes, in the index's own normal form."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT tsvector_to_array(to_tsvector('{CONFIG}', %s))", [fold(tokens)])
+        return list(cur.fetchone()[0] or [])
+
+
+def tsquery(terms: list[str]) -> str:
+    """An OR tsquery of quoted lexemes (no operator injection)."""
+    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+
+
+def ranked(tokens: list[str], where: list[str], params: list, limit: int) -> list[tuple[int, float, int, str]]:
+    """(entry id, BM25 relevance, hits, kind) of matching entries, best first, as FTS5 scores them."""
+    terms = lexemes(tokens)
+    if not terms:
+        return []
+    sql = f"""
+        WITH stats AS (
+          SELECT count(fts_length)::float8 AS n, coalesce(avg(fts_length), 1)::float8 AS avgdl FROM memories_entry
+        ), terms AS (
+          SELECT t.lexeme, greatest(ln((stats.n - d.c + 0.5) / (d.c + 0.5)), 1e-6) AS idf
+          FROM unnest(%s::text[]) AS t(lexeme) CROSS JOIN stats
+          CROSS JOIN LATERAL (SELECT count(*)::float8 AS c FROM memories_entry
+                              WHERE fts_tokens @@ quote_literal(t.lexeme)::tsquery) d
+        )
+        SELECT e.id, sum(terms.idf * (cardinality(u.positions) * {K1 + 1})
+                         / (cardinality(u.positions) + {K1} * (1 - {B} + {B} * e.fts_length / stats.avgdl))) AS score,
+               e.hits, e.kind
+        FROM memories_entry e
+        CROSS JOIN LATERAL unnest(e.fts_tokens) AS u
+        JOIN terms ON terms.lexeme = u.lexeme
+        CROSS JOIN stats
+        WHERE e.fts_tokens @@ %s::tsquery AND {' AND '.join(where)}
+        GROUP BY e.id, e.hits, e.kind
+        ORDER BY score DESC, e.id LIMIT %s"""
+    with connection.cursor() as cur:
+        cur.execute(sql, [terms, tsquery(terms), *params, limit])
+        return cur.fetchall()
