@@ -4,3 +4,10 @@ from django.apps import AppConfig
 class JobsConfig(AppConfig):
     name = "memoryhub.jobs"
     label = "jobs"
+
+    def ready(self) -> None:
+        from django_q.signals import post_spawn
+
+        from memoryhub.jobs.runner import on_worker_spawn
+
+        post_spawn.connect(on_worker_spawn, dispatch_uid="memoryhub.jobs.fail_stale")

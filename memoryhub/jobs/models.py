@@ -27,6 +27,7 @@ class Job(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life from the worker.")
+    worker = models.CharField(max_length=100, blank=True, help_text="host:pid of the worker process running it.")
 
     class Meta:
         ordering = ["-created_at", "-id"]

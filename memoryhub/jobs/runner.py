@@ -7,11 +7,15 @@ Failures are recorded on the row (short message, never a stack trace) and can be
 from __future__ import annotations
 
 import logging
+import os
+import socket
+import time
 from datetime import timedelta
 from importlib import import_module
 from typing import Any, Callable
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django_q.conf import Conf
 from django_q.tasks import async_task
@@ -66,7 +70,8 @@ def execute(job_id: int) -> None:
     job = Job.objects.filter(pk=job_id).first()
     if job is None or job.status not in ("queued",):
         return
-    Job.objects.filter(pk=job.pk).update(status="running", started_at=timezone.now(), heartbeat_at=timezone.now())
+    Job.objects.filter(pk=job.pk).update(status="running", started_at=timezone.now(), heartbeat_at=timezone.now(),
+                                         worker=worker_id())
     job.status = "running"
     try:
         result = job_function(job.kind)(job) or {}
@@ -83,16 +88,52 @@ def retry(job: Job, user=None) -> Job:
     return enqueue(job.kind, space=job.space, params=job.params, user=user, label=job.label)
 
 
+def worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"[:100]
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def fail_stale(max_silence_seconds: int = 900) -> int:
-    """Mark running jobs whose worker went silent (killed mid-job) as failed, so they can be retried."""
+    """Mark running jobs whose worker died (killed mid-job) as failed, so they can be retried.
+
+    A job whose worker process on this host is gone fails at once; on other hosts we can only
+    tell by silence, so those fail after `max_silence_seconds` without a heartbeat.
+    """
+    prefix = f"{socket.gethostname()}:"
+    dead = [
+        job_id
+        for job_id, worker in Job.objects.filter(status="running", worker__startswith=prefix).values_list("id", "worker")
+        if worker[len(prefix):].isdigit() and not _pid_alive(int(worker[len(prefix):]))
+    ]
     cutoff = timezone.now() - timedelta(seconds=max_silence_seconds)
-    return Job.objects.filter(status="running", heartbeat_at__lt=cutoff).update(
+    return Job.objects.filter(Q(heartbeat_at__lt=cutoff) | Q(pk__in=dead), status="running").update(
         status="failed", error="the worker stopped while running this job; retry it", finished_at=timezone.now())
 
 
+def on_worker_spawn(sender, proc_name: str = "", **kwargs) -> None:
+    """django-q2's post_spawn: a worker (re)started, maybe after one died mid-job; fail its orphans."""
+    failed = fail_stale()
+    if failed:
+        log.warning("%s marked %d job(s) of dead workers as failed", proc_name or "worker", failed)
+
+
 def selftest(job: Job) -> dict[str, Any]:
-    """A tiny job that walks its progress bar: lets people check that the worker runs."""
+    """A tiny job that walks its progress bar: lets people check that the worker runs.
+
+    `pause` (seconds per step, at most 5) keeps it running long enough to watch.
+    """
     steps = int(job.params.get("steps", 5))
+    pause = min(5.0, float(job.params.get("pause", 0)))
     for i in range(steps):
+        time.sleep(pause)
         job_progress(job, (i + 1) * 100 // steps, f"step {i + 1} of {steps}")
     return {"steps": steps}

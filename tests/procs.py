@@ -1,0 +1,75 @@
+"""Helpers for tests that run real hub processes (qcluster, a Django shell) on their own database."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def on_postgres() -> bool:
+    return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
+
+
+@contextmanager
+def hub_env(tmp_path: Path):
+    """An environment for child processes: own data dir, async jobs, and a fresh database
+    (SQLite in the data dir, or a new PostgreSQL database when DATABASE_URL names a server)."""
+    env = {**os.environ, "MEMORYHUB_DATA_DIR": str(tmp_path), "MEMORYHUB_Q_SYNC": "false",
+           "MEMORYHUB_WORKER_PROCESSES": "1", "DJANGO_SETTINGS_MODULE": "memoryhub.settings"}
+    if not on_postgres():
+        env.pop("DATABASE_URL", None)
+        yield env
+        return
+    import psycopg
+
+    url = urlsplit(os.environ["DATABASE_URL"])
+    name = f"memoryhub_e2e_{uuid.uuid4().hex[:10]}"
+    admin_url = urlunsplit(url._replace(path="/postgres"))
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    env["DATABASE_URL"] = urlunsplit(url._replace(path=f"/{name}"))
+    try:
+        yield env
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def manage(env: dict, *args: str, timeout: float = 120) -> str:
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True,
+                          capture_output=True, text=True, timeout=timeout).stdout
+
+
+def in_django(env: dict, code: str, timeout: float = 120) -> str:
+    """Run `code` in a fresh Django process (after django.setup()) and return its stdout."""
+    script = "import django\ndjango.setup()\n" + code
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+@contextmanager
+def qcluster(env: dict, log: Path):
+    """A real django-q2 cluster, stopped (and its workers with it) when the block ends."""
+    with open(log, "w") as out:
+        proc = subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=ROOT, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()

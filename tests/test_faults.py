@@ -1,0 +1,151 @@
+"""Faults: providers that hang, fail or babble, a worker killed mid-job, and concurrent writers on one file."""
+
+import json
+import threading
+import time
+
+import pytest
+
+from memoryhub.memories.models import Entry
+from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.services import save_service
+from providers.registry import get_provider_class
+from tests.procs import hub_env, in_django, manage, on_postgres, qcluster
+from tests.providers.fakes.hindsight import FakeHindsight
+from tests.providers.fakes.honcho import HonchoFake
+from tests.providers.fakes.mem0 import Mem0Fake
+from tests.providers.fakes.openviking import FakeOpenViking
+from tests.providers.fakes.retaindb import RetainDBFake
+from tests.providers.fakes.supermemory import SupermemoryFake
+
+TIMEOUT = 0.5
+BOUND = 8.0  # seconds: generous, only to catch a hang, never a performance assertion
+
+# kind: (fake server, its config: service fields go to the service, the rest to the space)
+FAKES = {
+    "mem0": (Mem0Fake, lambda f: {"apiKey": f.api_key, "mode": "self-hosted", "userId": "alice"}),
+    "honcho": (HonchoFake, lambda f: {"apiKey": f.api_key, "workspace": "hub", "userId": "alice",
+                                      "agentId": "assistant"}),
+    "retaindb": (RetainDBFake, lambda f: {"apiKey": f.api_key, "project": "hub", "userId": "alice"}),
+    "supermemory": (SupermemoryFake, lambda f: {"apiKey": f.api_key, "containerTag": "hub"}),
+    "openviking": (FakeOpenViking, lambda f: {"apiKey": "key-alice", "account": "acme", "discoveryUser": "alice"}),
+    "hindsight": (FakeHindsight, lambda f: {"apiKey": "hs-secret", "bankId": "demo"}),
+}
+FAULT_CODES = {"slow": (504, "provider_timeout"), "error500": (502, "provider_error"),
+               "disconnect": (502, "provider_error"), "malformed": (502, "provider_error"),
+               "huge": (502, "provider_error")}
+
+
+@pytest.fixture(params=sorted(FAKES))
+def remote(request, api, settings):
+    """A space named `remote` on a live fake provider server, configured as a person would."""
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "PROVIDER_TIMEOUT": TIMEOUT, "PROVIDER_MAX_BYTES": 64 * 1024}
+    kind = request.param
+    server_cls, config_of = FAKES[kind]
+    server = server_cls()
+    config = {"endpoint": server.url, **config_of(server)}
+    service_keys = {f.key for f in get_provider_class(kind).service_fields}
+    save_service(kind, {k: v for k, v in config.items() if k in service_keys})
+    made = api.post("spaces", {"slug": "remote", "name": "Remote", "provider": kind,
+                               "config": {k: v for k, v in config.items() if k not in service_keys}})
+    assert made.status_code == 201, made.json()
+    yield server
+    server.set_fault(None)
+    server.stop()
+
+
+def timed(call):
+    started = time.monotonic()
+    response = call()
+    return response, time.monotonic() - started
+
+
+@pytest.mark.parametrize("fault", sorted(FAULT_CODES))
+def test_a_failing_provider_write_is_a_clear_bounded_error_and_local_memory_still_works(api, remote, fault):
+    api.tool("memory_note", text="the native space keeps working")
+    remote.set_fault(fault)
+    response, took = timed(lambda: api.tool("memory_save", category="fact", title="t", body="to the remote",
+                                            space="remote"))
+    status, code = FAULT_CODES[fault]
+    assert took < BOUND
+    assert (response.status_code, response.json().get("error", {}).get("code")) == (status, code), response.json()
+    assert "Traceback" not in response.content.decode()
+    assert MemorySpace.objects.get(slug="remote").last_error
+    turn = api.turn("after the provider failed, turns still land natively")
+    assert turn.status_code == 201
+    assert Entry.objects.live().count() == 2
+
+
+@pytest.mark.parametrize("fault", sorted(FAULT_CODES))
+def test_one_failing_provider_never_breaks_reads_across_spaces(api, remote, fault):
+    api.turn("we chose PostgreSQL for the warehouse")
+    remote.set_fault(fault)
+    found, took = timed(lambda: api.tool("memory_search", query="postgresql warehouse"))
+    assert took < BOUND
+    assert found.status_code == 200
+    spaces = {r["space"] for r in found.json()["result"]["results"]}
+    assert spaces and "remote" not in spaces
+    context, took = timed(lambda: api.post("context", {"session_id": "s1", "query": "postgresql warehouse"}))
+    assert took < BOUND
+    assert context.status_code == 200 and "PostgreSQL" in context.json()["text"]
+
+
+def test_a_provider_that_recovers_serves_again(api, remote):
+    remote.set_fault("error500")
+    assert api.tool("memory_save", category="fact", title="t", body="x", space="remote").status_code == 502
+    remote.set_fault(None)
+    assert api.tool("memory_save", category="fact", title="t", body="after recovery", space="remote").status_code == 200
+
+
+def test_a_worker_killed_mid_job_is_marked_failed_and_the_retry_succeeds(tmp_path):
+    """SIGKILL the worker process running a job: its replacement fails the orphan, and a retry runs."""
+    with hub_env(tmp_path) as env:
+        manage(env, "migrate", "--noinput", "-v0")
+        with qcluster(env, tmp_path / "qcluster.log"):
+            out = in_django(env, """
+import json, os, signal
+from memoryhub.jobs import runner
+from tests.jobwatch import wait_for
+job = wait_for(runner.enqueue("selftest", params={"steps": 12, "pause": 0.5}), "running", progress=10)
+os.kill(int(job.worker.rsplit(":", 1)[1]), signal.SIGKILL)
+dead = wait_for(job, "failed")
+again = wait_for(runner.retry(dead), "succeeded")
+print(json.dumps({"error": dead.error, "retry": again.status, "steps": again.result["steps"]}))
+""", timeout=180)
+    seen = json.loads(out.strip().splitlines()[-1])
+    assert "worker stopped" in seen["error"] and seen["retry"] == "succeeded" and seen["steps"] == 12
+
+
+@pytest.mark.skipif(on_postgres(), reason="SQLite's file locking; PostgreSQL has row locks")
+def test_concurrent_writers_on_one_sqlite_file_all_land(tmp_path):
+    """Two processes × four threads write through the API at once: busy waits retry, nothing is lost."""
+    with hub_env(tmp_path) as env:
+        manage(env, "migrate", "--noinput", "-v0")
+        writer = """
+import json, threading
+from django.test import Client
+from memoryhub.api.models import ApiToken
+_, raw = ApiToken.issue(name="writer-{n}")
+statuses = []
+def run(t):
+    client = Client()
+    for i in range(15):
+        r = client.post("/api/v1/turns", json.dumps({{"session_id": "w{n}-" + str(t), "user": f"writer {n} thread {{t}} turn {{i}}", "assistant": "ok"}}),
+                        content_type="application/json", HTTP_AUTHORIZATION="Bearer " + raw)
+        statuses.append(r.status_code)
+threads = [threading.Thread(target=run, args=(t,)) for t in range(4)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print(json.dumps(statuses))
+"""
+        results: list = []
+        procs = [threading.Thread(target=lambda n=n: results.append(in_django(env, writer.format(n=n), timeout=240)))
+                 for n in range(2)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join()
+        statuses = [s for out in results for s in json.loads(out.strip().splitlines()[-1])]
+        count = in_django(env, "from memoryhub.memories.models import Entry\nprint(Entry.objects.filter(kind='turn').count())")
+    assert statuses == [201] * 120
+    assert int(count.strip().splitlines()[-1]) == 120
