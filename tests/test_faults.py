@@ -7,7 +7,6 @@ import time
 import pytest
 
 from memoryhub.memories.models import Entry
-from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import save_service
 from providers.registry import get_provider_class
 from tests.procs import hub_env, in_django, manage, on_postgres, qcluster
@@ -70,7 +69,6 @@ def test_a_failing_provider_write_is_a_clear_bounded_error_and_local_memory_stil
     assert took < BOUND
     assert (response.status_code, response.json().get("error", {}).get("code")) == (status, code), response.json()
     assert "Traceback" not in response.content.decode()
-    assert MemorySpace.objects.get(slug="remote").last_error
     turn = api.turn("after the provider failed, turns still land natively")
     assert turn.status_code == 201
     assert Entry.objects.live().count() == 2
@@ -88,6 +86,15 @@ def test_one_failing_provider_never_breaks_reads_across_spaces(api, remote, faul
     context, took = timed(lambda: api.post("context", {"session_id": "s1", "query": "postgresql warehouse"}))
     assert took < BOUND
     assert context.status_code == 200 and "PostgreSQL" in context.json()["text"]
+
+
+@pytest.mark.parametrize("fault", ["slow", "error500"])
+def test_an_explicit_search_of_a_failing_provider_is_a_clear_error(api, remote, fault):
+    remote.set_fault(fault)
+    found, took = timed(lambda: api.tool("memory_search", query="anything", space="remote"))
+    status, code = FAULT_CODES[fault]
+    assert took < BOUND
+    assert (found.status_code, found.json()["error"]["code"]) == (status, code)
 
 
 def test_a_provider_that_recovers_serves_again(api, remote):
@@ -118,7 +125,7 @@ print(json.dumps({"error": dead.error, "retry": again.status, "steps": again.res
 
 @pytest.mark.skipif(on_postgres(), reason="SQLite's file locking; PostgreSQL has row locks")
 def test_concurrent_writers_on_one_sqlite_file_all_land(tmp_path):
-    """Two processes × four threads write through the API at once: busy waits retry, nothing is lost."""
+    """Two processes × four threads write 80 turns through the API at once: busy waits retry, nothing is lost."""
     with hub_env(tmp_path) as env:
         manage(env, "migrate", "--noinput", "-v0")
         writer = """
@@ -129,9 +136,9 @@ _, raw = ApiToken.issue(name="writer-{n}")
 statuses = []
 def run(t):
     client = Client()
-    for i in range(15):
+    for i in range(10):
         r = client.post("/api/v1/turns", json.dumps({{"session_id": "w{n}-" + str(t), "user": f"writer {n} thread {{t}} turn {{i}}", "assistant": "ok"}}),
-                        content_type="application/json", HTTP_AUTHORIZATION="Bearer " + raw)
+                        content_type="application/json", HTTP_HOST="localhost", HTTP_AUTHORIZATION="Bearer " + raw)
         statuses.append(r.status_code)
 threads = [threading.Thread(target=run, args=(t,)) for t in range(4)]
 [t.start() for t in threads]
@@ -147,5 +154,5 @@ print(json.dumps(statuses))
             p.join()
         statuses = [s for out in results for s in json.loads(out.strip().splitlines()[-1])]
         count = in_django(env, "from memoryhub.memories.models import Entry\nprint(Entry.objects.filter(kind='turn').count())")
-    assert statuses == [201] * 120
-    assert int(count.strip().splitlines()[-1]) == 120
+    assert statuses == [201] * 80
+    assert int(count.strip().splitlines()[-1]) == 80

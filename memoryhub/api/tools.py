@@ -83,7 +83,7 @@ def memory_search(call: Call, session_id: str, args: dict) -> dict:
     spaces = read_spaces(call, args)
     origin = recall.origin_filter(call.origin, scope)
     expanded = recall.expand_references(query, spaces, session_id, origin)
-    cards = recall.search(spaces, expanded, limit=limit, origin=origin)
+    cards = recall.search(spaces, expanded, limit=limit, origin=origin, strict=True)
     recall.note_recall(cards, query, call.actor)
     return {"results": [c.as_dict() for c in cards]}
 

@@ -49,6 +49,10 @@ def write(space: MemorySpace, draft: store.Draft, *, actor: str = "", fact_text:
             record_space_error(space, exc)
             raise
         MemorySpace.objects.filter(pk=space.pk).update(last_write_at=timezone.now(), last_error=receipt.error[:2000])
+        if receipt.state in ("failed", "unknown"):
+            may = "; it may still have been stored" if receipt.state == "unknown" else ""
+            raise ProviderError(f"{space.slug}: the write {receipt.state}{may}: {receipt.error}",
+                                timeout=bool(receipt.detail.get("timeout")), uri=receipt.uri)
         return Written(space, receipt=receipt, redactions=draft.redactions)
     with transaction.atomic():
         entry, created = store.write(space, draft, actor=actor)

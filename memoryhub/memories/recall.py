@@ -52,8 +52,11 @@ def entry_card(entry: Entry, score: float | None, space: MemorySpace) -> Card:
 
 
 def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str | None = None,
-           recallable_only: bool = False, extend: bool = True, errors: list[str] | None = None) -> list[Card]:
-    """Cards from every space, best first. Provider failures are collected in `errors`, never raised."""
+           recallable_only: bool = False, extend: bool = True, errors: list[str] | None = None,
+           strict: bool = False) -> list[Card]:
+    """Cards from every space, best first. Provider failures are collected in `errors`, never raised,
+    unless `strict` and every space failed: an explicit search then deserves a clear error."""
+    failures: list[ProviderError] = []
     native = [s for s in spaces if s.is_native]
     cards: list[Card] = []
     if native:
@@ -76,6 +79,7 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
             record_space_error(space, exc)
             if errors is not None:
                 errors.append(f"{space.slug}: {exc.message}")
+            failures.append(exc)
             continue
         for r in records:
             if origin and r.origin != origin:
@@ -84,6 +88,8 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
                               clip(r.extra.get("summary") or r.title or r.text, 240), r.category, r.at, r.score,
                               r.origin))
     cards.sort(key=lambda c: c.score if c.score is not None else 0.0, reverse=True)
+    if strict and failures and len(failures) == len(spaces):
+        raise failures[0]
     return cards[:limit]
 
 
