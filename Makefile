@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test bench test-integration backup restore clean
+.PHONY: run test test-postgres bench load test-integration backup restore clean
 
 $(VENV)/.runtime: requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,16 @@ run: $(VENV)/.runtime
 
 test: $(VENV)/.dev
 	$(PY) -m pytest
+
+# The storage, search, API, job and fault tests again on PostgreSQL and Redis (DATABASE_URL, REDIS_URL set).
+test-postgres: $(VENV)/.dev
+	@test -n "$$DATABASE_URL" -a -n "$$REDIS_URL" || { echo "set DATABASE_URL and REDIS_URL (.ci/services start DIR)"; exit 2; }
+	$(PY) -m pytest -m "not browser" tests/test_api_*.py tests/test_native_store.py tests/test_jobs.py \
+		tests/test_facts.py tests/test_topics.py tests/test_memory_growth_api.py tests/test_security.py \
+		tests/test_faults.py tests/test_postgres_redis.py tests/test_postgres_search.py
+
+backup: $(VENV)/.runtime
+	$(PY) manage.py backup
 
 bench: $(VENV)/.dev
 	$(PY) -m bench
