@@ -34,6 +34,10 @@ test-postgres: $(VENV)/.dev
 backup: $(VENV)/.runtime
 	$(PY) manage.py backup
 
+# 8 clients writing and searching for 60 s against a real server; not part of `make test`.
+load: $(VENV)/.runtime
+	$(PY) -m bench.load
+
 bench: $(VENV)/.dev
 	$(PY) -m bench
 
