@@ -37,6 +37,11 @@ class AccessRequest(models.Model):
     def __str__(self) -> str:
         return self.id
 
+    @property
+    def criteria_text(self) -> list[tuple[str, str]]:
+        """The criteria as (name, text) pairs for people to read."""
+        return [(k, ", ".join(v) if isinstance(v, list) else str(v)) for k, v in self.criteria.items()]
+
 
 class Grant(models.Model):
     """Exactly the approved entries, for one session, until it ends or is revoked."""
