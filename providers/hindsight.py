@@ -1,6 +1,24 @@
-"""Hindsight adapter: declaration only until its issue lands (every call says "not configured")."""
+"""Hindsight adapter: one memory bank; async retain, recall, the bank's real stats/entities/graph, soft invalidation."""
 
-from providers.base import Capabilities, Field, Provider, ProviderError
+from __future__ import annotations
+
+import uuid
+from typing import Any
+from urllib.parse import quote
+
+from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
+from providers.http import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, HttpClient
+
+BUDGETS = ("low", "mid", "high")
+
+
+def _entity_list(value: Any) -> list[str]:
+    """Entities come as a list (recall/get), a comma string (list) or "None" (graph); normalise them."""
+    if isinstance(value, list):
+        return [str(v) for v in value if v]
+    if isinstance(value, str) and value not in ("", "None"):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return []
 
 
 class HindsightProvider(Provider):
@@ -16,8 +34,178 @@ class HindsightProvider(Provider):
     )
     space_fields = (
         Field('bankId', 'Bank id', required=True),
-        Field('budget', 'Recall budget', input='select'),
+        Field('budget', 'Recall budget', input='select', default='mid', options=BUDGETS),
     )
+    description = ("Hindsight memory bank: asynchronous retain, hybrid recall, the provider's own knowledge graph "
+                   "and entity catalogue; forgetting invalidates (soft delete).")
 
-    def status(self):
-        raise ProviderError("Hindsight is not configured in this build yet", permanent=True)
+    def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
+        super().__init__(config, space)
+        self._http: HttpClient | None = None
+
+    @property
+    def http(self) -> HttpClient:
+        if self._http is None:
+            key = str(self.config.get("apiKey") or "")
+            self._http = HttpClient(str(self.config.get("endpoint") or ""),
+                                    {"Authorization": f"Bearer {key}"} if key else {},
+                                    timeout=float(self.config.get("_timeout") or DEFAULT_TIMEOUT),
+                                    max_bytes=int(self.config.get("_max_bytes") or DEFAULT_MAX_BYTES))
+        return self._http
+
+    def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+            self._http = None
+
+    @property
+    def bank(self) -> str:
+        bank = str(self.config.get("bankId") or "").strip()
+        if not bank or "/" in bank or bank in (".", ".."):
+            raise ProviderError(f"bank id {bank!r} is not valid", permanent=True)
+        return f"/v1/default/banks/{quote(bank, safe='')}"
+
+    @property
+    def budget(self) -> str:
+        budget = str(self.config.get("budget") or "mid")
+        if budget not in BUDGETS:
+            raise ProviderError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}", permanent=True)
+        return budget
+
+    def _dict(self, data: Any, what: str) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise ProviderError(f"Hindsight answered {what} in an invalid shape")
+        return data
+
+    def _items(self, data: Any, key: str, what: str) -> list[dict[str, Any]]:
+        items = self._dict(data, what).get(key)
+        if not isinstance(items, list):
+            raise ProviderError(f"Hindsight answered {what} without a {key} list")
+        return [i for i in items if isinstance(i, dict) and i.get("id")]
+
+    def status(self) -> dict[str, Any]:
+        """Liveness from /health, plus the bank's stats when the server has that endpoint."""
+        health = self._dict(self.http.get("/health"), "/health")
+        if health.get("status") != "healthy":
+            raise ProviderError(f"Hindsight reports {health.get('status')!r}")
+        return {"ok": True, "database": health.get("database", ""), "stats": self.stats()}
+
+    def stats(self) -> dict[str, Any] | None:
+        """The bank's real counters, or None on older servers (or a bank not created yet)."""
+        try:
+            return self._dict(self.http.get(f"{self.bank}/stats"), "stats")
+        except ProviderError as exc:
+            if getattr(exc, "status", None) == 404:
+                return None
+            raise
+
+    def entities(self, limit: int = 100) -> list[dict[str, Any]]:
+        data = self.http.get(f"{self.bank}/entities", params={"limit": limit})
+        return [{"id": str(e["id"]), "name": str(e.get("canonical_name", "")), "mentions": e.get("mention_count", 0),
+                 "first_seen": e.get("first_seen"), "last_seen": e.get("last_seen")}
+                for e in self._items(data, "items", "entities")]
+
+    def _record(self, item: dict[str, Any], score: float | None = None) -> Record:
+        metadata = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
+        return Record(id=str(item["id"]), text=str(item.get("text", "")), title=str(metadata.get("title", "")),
+                      category=str(metadata.get("category") or "general"),
+                      at=str(item.get("mentioned_at") or item.get("date") or ""),
+                      tags=[str(t) for t in item.get("tags") or []], score=score,
+                      extra={"type": item.get("type") or item.get("fact_type"), "document_id": item.get("document_id"),
+                             "entities": _entity_list(item.get("entities")), "state": item.get("state", "valid")})
+
+    def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
+        try:
+            data = self.http.post(f"{self.bank}/memories/recall", {"query": query, "budget": self.budget,
+                                                                    "max_tokens": 4096}, retry=True)
+        except ProviderError as exc:
+            if getattr(exc, "status", None) == 404:
+                return []  # retain creates the bank; until then there is nothing to recall
+            raise
+        records = []
+        for item in self._items(data, "results", "recall")[:limit]:
+            final = (item.get("scores") or {}).get("final") if isinstance(item.get("scores"), dict) else None
+            score = max(0.0, min(1.0, float(final))) if isinstance(final, (int, float)) else None
+            records.append(self._record(item, score))
+        return records
+
+    def browse(self, limit: int = 50, offset: int = 0, **filters: Any) -> list[Record]:
+        try:
+            data = self.http.get(f"{self.bank}/memories/list", params={"limit": limit, "offset": offset})
+        except ProviderError as exc:
+            if getattr(exc, "status", None) == 404:
+                return []
+            raise
+        return [self._record(item) for item in self._items(data, "items", "memory list")]
+
+    def get(self, record_id: str) -> Record:
+        item = self._dict(self.http.get(f"{self.bank}/memories/{quote(record_id, safe='')}"), "memory")
+        if not item.get("id"):
+            raise ProviderError("Hindsight answered a memory without an id")
+        return self._record(item)
+
+    def remember(self, text: str, *, title: str = "", category: str = "general",
+                 tags: list[str] | None = None, at: str = "", **extra: Any) -> Receipt:
+        """Async retain under its own document id; a client operation id makes a resend harmless."""
+        document_id, operation_id = f"memoryhub-{uuid.uuid4().hex}", str(uuid.uuid4())
+        item: dict[str, Any] = {"content": text, "document_id": document_id, "tags": list(tags or []),
+                                "metadata": {"source": "memoryhub", "category": str(category), "title": str(title)}}
+        if title:
+            item["context"] = title
+        if at:
+            item["timestamp"] = at
+        detail = {"document_id": document_id, "operation_id": operation_id, "bank_id": str(self.config.get("bankId"))}
+        uri = f"{self.http.endpoint}{self.bank}/memories"
+        try:
+            data = self.http.post(f"{self.bank}/memories", {"items": [item], "async": True, "operation_id": operation_id},
+                                  retry=True)
+        except ProviderError as exc:
+            if exc.permanent:
+                raise
+            status = getattr(exc, "status", None)
+            state = "failed" if status is not None and 400 <= status < 500 else "unknown"
+            return Receipt(state, uri=uri, error=exc.message, detail=detail)
+        if not isinstance(data, dict) or data.get("success") is not True:
+            return Receipt("unknown", uri=uri, error=f"POST {uri} did not confirm the retain", detail=detail)
+        detail["operation_id"] = str(data.get("operation_id") or operation_id)
+        return Receipt("accepted", uri=uri, detail=detail)
+
+    def forget(self, record_id: str) -> None:
+        """Invalidate (Hindsight has no per-memory delete); reversible on the provider's side."""
+        self._dict(self.http.request("PATCH", f"{self.bank}/memories/{quote(record_id, safe='')}",
+                                     json_body={"state": "invalidated", "reason": "forgotten in memoryhub"}),
+                   "invalidate")
+
+    def graph(self, limit: int = 200) -> dict[str, Any]:
+        data = self._dict(self.http.get(f"{self.bank}/graph", params={"limit": limit}), "graph")
+        nodes, edges = data.get("nodes"), data.get("edges")
+        if not isinstance(nodes, list) or not isinstance(edges, list):
+            raise ProviderError("Hindsight answered a graph without nodes and edges")
+        out_nodes = []
+        for node in nodes:
+            d = node.get("data") if isinstance(node, dict) else None
+            if isinstance(d, dict) and d.get("id"):
+                out_nodes.append({"id": str(d["id"]), "label": str(d.get("label", "")), "text": str(d.get("text", "")),
+                                  "entities": _entity_list(d.get("entities"))})
+        out_edges = []
+        for edge in edges:
+            d = edge.get("data") if isinstance(edge, dict) else None
+            if isinstance(d, dict) and d.get("source") and d.get("target") and d["source"] != d["target"]:
+                out_edges.append({"source": str(d["source"]), "target": str(d["target"]),
+                                  "type": str(d.get("linkType", "")), "weight": d.get("weight")})
+        return {"nodes": out_nodes, "edges": out_edges}
+
+    def related(self, record_id: str, depth: int = 2) -> list[Record]:
+        """Memories within `depth` hops of `record_id` in the bank's own graph."""
+        graph = self.graph(limit=1000)
+        neighbours: dict[str, set[str]] = {}
+        for e in graph["edges"]:
+            neighbours.setdefault(e["source"], set()).add(e["target"])
+            neighbours.setdefault(e["target"], set()).add(e["source"])
+        seen, frontier = {record_id}, {record_id}
+        for _ in range(max(depth, 0)):
+            frontier = {n for f in frontier for n in neighbours.get(f, ())} - seen
+            seen |= frontier
+        by_id = {n["id"]: n for n in graph["nodes"]}
+        return [Record(id=i, text=by_id[i]["text"], extra={"entities": by_id[i]["entities"]})
+                for i in sorted(seen - {record_id}) if i in by_id]

@@ -1,6 +1,14 @@
-"""Honcho adapter: declaration only until its issue lands (every call says "not configured")."""
+"""Honcho v3 adapter: a space is one observer→observed peer pair in a workspace; memories are its conclusions."""
 
-from providers.base import Capabilities, Field, Provider, ProviderError
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
+from providers.http import HttpClient, client_from_config, expect, failed_write, pick, text_id
+
+PAGE_MAX = 100
 
 
 class HonchoProvider(Provider):
@@ -9,16 +17,138 @@ class HonchoProvider(Provider):
     locality = "remote"
     workspace_binding = "provider-global"
     score_semantics = "native"
-    capabilities = Capabilities(search=True, browse=True, remember=True, write_mode="exact", forget=True, deletion_mode="hard")
+    capabilities = Capabilities(search=True, browse=True, remember=True, write_mode="exact", forget=True,
+                                deletion_mode="hard")
     service_fields = (
-        Field('endpoint', 'Endpoint', input='url', required=True),
-        Field('apiKey', 'API key', input='secret', secret=True),
+        Field("endpoint", "Endpoint", input="url", required=True, default="https://api.honcho.dev",
+              help="Honcho API base URL (a local server is usually http://localhost:8000)."),
+        Field("apiKey", "API key", input="secret", secret=True,
+              help="Sent as a Bearer token; empty for local servers."),
     )
     space_fields = (
-        Field('workspace', 'Workspace', required=True),
-        Field('userId', 'User peer id', required=True),
-        Field('agentId', 'Agent peer id'),
+        Field("workspace", "Workspace", required=True),
+        Field("userId", "User peer id", required=True, help="The peer the conclusions are about."),
+        Field("agentId", "Agent peer id", help="The observing peer; empty means the user peer observes itself."),
     )
+    description = "Exact peer conclusions in a Honcho v3 workspace, hard-deleted on forget."
 
-    def status(self):
-        raise ProviderError("Honcho is not configured in this build yet", permanent=True)
+    def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
+        super().__init__(config, space)
+        self._client: HttpClient | None = None
+        self._peers_ready = False
+
+    @property
+    def http(self) -> HttpClient:
+        if self._client is None:
+            endpoint = str(self.config.get("endpoint") or "").rstrip("/").removesuffix("/v3")
+            key = str(self.config.get("apiKey") or "")
+            headers = {"Authorization": f"Bearer {key}"} if key else {}
+            self._client = client_from_config(self.config, headers, endpoint=endpoint)
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    # -- scope ---------------------------------------------------------------------------------
+
+    def _setting(self, key: str) -> str:
+        value = str(self.config.get(key) or "").strip()
+        if not value:
+            raise ProviderError(f"Honcho space setting {key!r} is missing", permanent=True)
+        return value
+
+    @property
+    def _ws_path(self) -> str:
+        return f"/v3/workspaces/{quote(self._setting('workspace'), safe='')}"
+
+    @property
+    def _scope(self) -> dict[str, str]:
+        observed = self._setting("userId")
+        observer = str(self.config.get("agentId") or "").strip() or observed
+        return {"observer_id": observer, "observed_id": observed}
+
+    def _ensure_peers(self) -> None:
+        """Get-or-create the workspace and both peers once, so conclusions have somewhere to live."""
+        if self._peers_ready:
+            return
+        self._ensure_workspace()
+        for peer in set(self._scope.values()):
+            created = self.http.post(f"{self._ws_path}/peers", {"id": peer}, retry=True)
+            if text_id(created, what="peer") != peer:
+                raise ProviderError("Honcho answered a different peer than requested")
+        self._peers_ready = True
+
+    def _ensure_workspace(self) -> dict[str, Any]:
+        workspace = self.http.post("/v3/workspaces", {"id": self._setting("workspace")}, retry=True)
+        if text_id(workspace, what="workspace") != self._setting("workspace"):
+            raise ProviderError("Honcho answered a different workspace than requested")
+        return workspace
+
+    # -- contract --------------------------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        self._ensure_workspace()
+        page = self._list_page(1, 1)
+        queue = self.http.get(f"{self._ws_path}/queue/status")
+        return {
+            "healthy": True,
+            "workspace": self._setting("workspace"),
+            "conclusions": pick(page, "total", int, "conclusions page", default=len(page["items"])),
+            "pending_work_units": pick(queue, "pending_work_units", int, "queue status", default=0),
+        }
+
+    def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
+        body = {"query": query, "top_k": max(1, min(int(limit), PAGE_MAX)), "filters": self._scope}
+        found = expect(self.http.post(f"{self._ws_path}/conclusions/query", body, retry=True), list, "query result")
+        return [self._record(item) for item in found]
+
+    def browse(self, limit: int = 50, offset: int = 0, **filters: Any) -> list[Record]:
+        size = max(1, min(int(limit), PAGE_MAX))
+        first_page = offset // size + 1
+        items: list[Any] = []
+        for page in (first_page, first_page + 1):
+            data = self._list_page(page, size)
+            items.extend(data["items"])
+            if len(data["items"]) < size or page >= pick(data, "pages", int, "conclusions page", default=page):
+                break
+        skip = offset - (first_page - 1) * size
+        return [self._record(item) for item in items[skip:skip + size]]
+
+    def remember(self, text: str, *, title: str = "", category: str = "general",
+                 tags: list[str] | None = None, at: str = "", **extra: Any) -> Receipt:
+        self._ensure_peers()
+        body = {"conclusions": [{"content": text, **self._scope}]}
+        try:
+            created = self.http.post(f"{self._ws_path}/conclusions", body)
+        except ProviderError as exc:
+            return failed_write(exc)
+        created = expect(created, list, "created conclusions")
+        dropped = [name for name, value in (("title", title), ("tags", tags), ("at", at)) if value]
+        if len(created) != 1:
+            raise ProviderError(f"Honcho created {len(created)} conclusions for one write")
+        record = self._record(created[0])
+        if record.text != text:
+            return Receipt("pending_verification", provider_id=record.id, error="Honcho stored different text",
+                           detail={"dropped": dropped})
+        return Receipt("committed", provider_id=record.id, detail={"dropped": dropped})
+
+    def forget(self, record_id: str) -> None:
+        self.http.delete(f"{self._ws_path}/conclusions/{quote(str(record_id), safe='')}")
+
+    # -- parsing ---------------------------------------------------------------------------------
+
+    def _list_page(self, page: int, size: int) -> dict[str, Any]:
+        data = self.http.post(f"{self._ws_path}/conclusions/list", {"filters": self._scope},
+                              params={"page": page, "size": size}, retry=True)
+        pick(data, "items", list, "conclusions page")
+        return data
+
+    def _record(self, item: Any) -> Record:
+        return Record(
+            id=text_id(item, what="conclusion"),
+            text=pick(item, "content", str, "conclusion"),
+            at=pick(item, "created_at", str, "conclusion", default=""),
+            extra={key: item[key] for key in ("observer_id", "observed_id", "session_id", "level") if key in item},
+        )

@@ -1,6 +1,18 @@
-"""Mem0 adapter: declaration only until its issue lands (every call says "not configured")."""
+"""Mem0 adapter: Platform v3 (`Authorization: Token`) or the self-hosted REST server (`X-API-Key`).
 
-from providers.base import Capabilities, Field, Provider, ProviderError
+Writes go through Mem0's extraction, so a write is only ever "accepted"; reads and deletes are scoped by user_id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
+from providers.http import HttpClient, client_from_config, expect, failed_write, pick, text_id
+
+MODES = ("platform", "self-hosted")
+PAGE_MAX = 100
 
 
 class Mem0Provider(Provider):
@@ -9,17 +21,161 @@ class Mem0Provider(Provider):
     locality = "remote"
     workspace_binding = "provider-global"
     score_semantics = "normalized"
-    capabilities = Capabilities(search=True, browse=True, remember=True, write_mode="async", forget=True, deletion_mode="hard")
+    capabilities = Capabilities(search=True, browse=True, remember=True, write_mode="async", forget=True,
+                                deletion_mode="hard")
     service_fields = (
-        Field('endpoint', 'Endpoint', input='url', required=True),
-        Field('apiKey', 'API key', input='secret', secret=True),
-        Field('mode', 'Mode', input='select', required=True),
+        Field("endpoint", "Endpoint", input="url", required=True, default="https://api.mem0.ai",
+              help="https://api.mem0.ai for the Platform, or your self-hosted server's URL."),
+        Field("apiKey", "API key", input="secret", secret=True,
+              help="Platform key, or the self-hosted X-API-Key (empty when the server has auth disabled)."),
+        Field("mode", "Mode", input="select", required=True, default="platform", options=MODES),
     )
     space_fields = (
-        Field('userId', 'User id', required=True),
-        Field('agentId', 'Agent id'),
-        Field('rerank', 'Rerank', input='boolean'),
+        Field("userId", "User id", required=True),
+        Field("agentId", "Agent id", help="Attached to writes; reads cover every agent of the user."),
+        Field("rerank", "Rerank", input="boolean", default=False, help="Ask the Platform to rerank search results."),
     )
+    description = "Mem0 memories extracted asynchronously from what the hub writes; hard delete."
 
-    def status(self):
-        raise ProviderError("Mem0 is not configured in this build yet", permanent=True)
+    def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
+        super().__init__(config, space)
+        self._client: HttpClient | None = None
+
+    @property
+    def mode(self) -> str:
+        mode = str(self.config.get("mode") or "platform")
+        if mode not in MODES:
+            raise ProviderError(f"Mem0 mode must be one of {', '.join(MODES)}", permanent=True)
+        return mode
+
+    @property
+    def platform(self) -> bool:
+        return self.mode == "platform"
+
+    @property
+    def http(self) -> HttpClient:
+        if self._client is None:
+            key = str(self.config.get("apiKey") or "")
+            if self.platform:
+                if not key:
+                    raise ProviderError("Mem0 Platform needs an API key", permanent=True)
+                headers = {"Authorization": f"Token {key}"}
+            else:
+                headers = {"X-API-Key": key} if key else {}
+            self._client = client_from_config(self.config, headers)
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    @property
+    def _user(self) -> str:
+        user = str(self.config.get("userId") or "").strip()
+        if not user:
+            raise ProviderError("Mem0 space setting 'userId' is missing", permanent=True)
+        return user
+
+    def _memory_path(self, record_id: str) -> str:
+        quoted = quote(str(record_id), safe="")
+        return f"/v1/memories/{quoted}/" if self.platform else f"/memories/{quoted}"
+
+    # -- contract --------------------------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        if self.platform:
+            ping = expect(self.http.get("/v1/ping/"), dict, "ping")
+            page = self._platform_page(1, 1)
+            stats = {key: ping[key] for key in ("org_id", "project_id") if isinstance(ping.get(key), str)}
+            return {"healthy": True, "mode": "platform", "memories": pick(page, "count", int, "memories page"), **stats}
+        return {"healthy": True, "mode": "self-hosted", "memories": len(self._self_hosted_all())}
+
+    def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
+        body: dict[str, Any] = {"query": query, "filters": {"user_id": self._user},
+                                "top_k": max(1, min(int(limit), 1000))}
+        if self.platform:
+            body["rerank"] = bool(self.config.get("rerank"))
+        found = self.http.post("/v3/memories/search/" if self.platform else "/search", body, retry=True)
+        return [self._record(item) for item in _results(found, "search result")]
+
+    def browse(self, limit: int = 50, offset: int = 0, **filters: Any) -> list[Record]:
+        limit, offset = max(1, min(int(limit), PAGE_MAX)), max(0, int(offset))
+        if not self.platform:
+            return [self._record(item) for item in self._self_hosted_all()[offset:offset + limit]]
+        first = offset // limit + 1
+        items: list[Any] = []
+        for page in (first, first + 1):
+            data = self._platform_page(page, limit)
+            items.extend(data["results"])
+            if not isinstance(data.get("next"), str):
+                break
+        skip = offset - (first - 1) * limit
+        return [self._record(item) for item in items[skip:skip + limit]]
+
+    def get(self, record_id: str) -> Record:
+        record = self._record(self.http.get(self._memory_path(record_id)))
+        owner = record.extra.get("user_id")
+        if owner not in (None, self._user):
+            raise ProviderError(f"Mem0 memory {record_id} belongs to another user")
+        return record
+
+    def remember(self, text: str, *, title: str = "", category: str = "general",
+                 tags: list[str] | None = None, at: str = "", **extra: Any) -> Receipt:
+        body: dict[str, Any] = {
+            "messages": [{"role": "user", "content": text}],
+            "user_id": self._user,
+            "metadata": {k: v for k, v in (("title", title), ("category", category), ("tags", tags or []),
+                                           ("at", at)) if v},
+            "infer": bool(extra.get("infer", True)),
+        }
+        if self.config.get("agentId"):
+            body["agent_id"] = str(self.config["agentId"])
+        try:
+            answer = self.http.post("/v3/memories/add/" if self.platform else "/memories", body)
+        except ProviderError as exc:
+            return failed_write(exc)
+        # A 2xx means Mem0 queued the extraction; an odd body only costs us the event id, not the write.
+        events = answer.get("results") if isinstance(answer, dict) and "results" in answer else answer
+        first = events[0] if isinstance(events, list) and events else events
+        first = first if isinstance(first, dict) else {}
+        provider_id = first.get("event_id") or first.get("id") or ""
+        detail = {k: first[k] for k in ("status", "message", "event") if isinstance(first.get(k), str)}
+        return Receipt("accepted", provider_id=str(provider_id), detail=detail)
+
+    def forget(self, record_id: str) -> None:
+        self.get(record_id)
+        self.http.delete(self._memory_path(record_id))
+
+    # -- parsing ---------------------------------------------------------------------------------
+
+    def _platform_page(self, page: int, size: int) -> dict[str, Any]:
+        data = self.http.post("/v3/memories/", {"filters": {"user_id": self._user}},
+                              params={"page": page, "page_size": size}, retry=True)
+        pick(data, "results", list, "memories page")
+        return data
+
+    def _self_hosted_all(self) -> list[Any]:
+        return _results(self.http.get("/memories", params={"user_id": self._user}), "memories")
+
+    def _record(self, item: Any) -> Record:
+        metadata = pick(item, "metadata", dict, "memory", default={})
+        score = pick(item, "score", (int, float), "memory", default=None)
+        tags = metadata.get("tags")
+        return Record(
+            id=text_id(item, what="memory"),
+            text=pick(item, "memory", str, "memory"),
+            title=str(metadata.get("title") or ""),
+            category=str(metadata.get("category") or "general"),
+            at=pick(item, "created_at", str, "memory", default=""),
+            tags=[str(t) for t in tags] if isinstance(tags, list) else [],
+            score=None if score is None else float(score),
+            extra={k: item[k] for k in ("user_id", "agent_id", "categories", "updated_at") if k in item},
+        )
+
+
+def _results(data: Any, what: str) -> list[Any]:
+    """Mem0 answers either {"results": [...]} or a bare list, depending on route and version."""
+    if isinstance(data, list):
+        return data
+    return pick(data, "results", list, what)

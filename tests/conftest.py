@@ -1,15 +1,8 @@
-"""Test setup: a throwaway data dir before Django's settings load, sync django-q2 tasks."""
+"""Shared fixtures: an API client with a token, a logged-in staff user. Environment: tests/testenv.py."""
 
-import os
-import tempfile
+import json
 
-os.environ.setdefault("MEMORYHUB_DATA_DIR", tempfile.mkdtemp(prefix="memoryhub-test-"))
-os.environ.setdefault("MEMORYHUB_Q_SYNC", "true")
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-import json  # noqa: E402
-
-import pytest  # noqa: E402
+import pytest
 
 
 class Api:

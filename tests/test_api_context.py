@@ -38,7 +38,7 @@ def test_facts_and_persona_are_always_included(api):
     Fact.objects.create(space=space, predicate="nickname", value="王哥")
     Fact.objects.create(space=space, predicate="nickname", value="老王", status="invalidated")
     Fact.objects.create(space=space, predicate="nickname", value="小王", negative=True)
-    Persona.objects.create(space=space, frame="Works on memoryhub; likes concise answers.")
+    Persona.objects.create(space=space, profile="Works on memoryhub; likes concise answers.")
     data = context(api, "unrelated words")
     assert "王哥" in data["text"] and "老王" not in data["text"] and "小王" not in data["text"]
     assert "concise answers" in data["text"]

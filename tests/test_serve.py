@@ -75,6 +75,12 @@ def test_served_hub_answers_agents_over_http_and_stops_cleanly(served):
     assert [r["id"] for r in found["result"]["results"]] == [turn["entry"]["id"]]
     with urllib.request.urlopen(f"{base}/static/vendor/htmx.min.js", timeout=10) as r:
         assert r.status == 200
+    job_id = manage(env, "shell", "-c", "from memoryhub.jobs.runner import enqueue; print(enqueue('selftest').pk)").split()[-1]
+    check = f"from memoryhub.jobs.models import Job; print(Job.objects.get(pk={job_id}).status)"
+    deadline = time.monotonic() + 30
+    while manage(env, "shell", "-c", check).split()[-1] != "succeeded":
+        assert time.monotonic() < deadline, "the worker never ran the job"
+        time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=30) == 0
     output = proc.stdout.read()

@@ -9,8 +9,8 @@ from memoryhub.api import args as A
 from memoryhub.api.access import named_space, read_spaces, write_space
 from memoryhub.api.endpoint import Call
 from memoryhub.api.errors import ApiError
-from memoryhub.memories import pipeline, recall, store
-from memoryhub.memories.models import CATEGORIES, Entry, Fact, Persona
+from memoryhub.memories import facts, pipeline, recall, store
+from memoryhub.memories.models import CATEGORIES, Entry, Fact, Persona, Topic
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for
 from memoryhub.vault.redaction import redact
@@ -113,6 +113,8 @@ def remote_space(call: Call, record_id: str) -> tuple[MemorySpace, str]:
       {"id": {"type": "string"}}, ("id",))
 def memory_recall(call: Call, session_id: str, args: dict) -> dict:
     record_id = A.text(args, "id", required=True, max_len=300)
+    if record_id[:1] == "t" and record_id[1:].isdigit():
+        return recall_topic(call, record_id)
     if record_id.isdigit():
         entry = visible_entry(call, record_id)
         store.record_recall({entry.space: [entry]}, f"id={record_id}", call.actor)
@@ -130,6 +132,26 @@ def memory_recall(call: Call, session_id: str, args: dict) -> dict:
         raise
     return {"id": record_id, "space": space.slug, "title": record.title, "body": record.text,
             "category": record.category, "at": record.at, "tags": record.tags, "related": [], "expanded": []}
+
+
+def recall_topic(call: Call, record_id: str) -> dict:
+    """A topic card's id expands to the turns it groups (only those this call may see)."""
+    topic = Topic.objects.select_related("space").filter(pk=int(record_id[1:])).first()
+    if topic is None or topic.space.is_vault:
+        raise ApiError("not_found", f"no memory {record_id!r}", "id")
+    named_space(call, topic.space.slug, "id")
+    if not topic.space.active:
+        raise ApiError("forbidden", f"space {topic.space.slug!r} is inactive", "id")
+    turns = topic.entries.live().order_by("at", "id")
+    if call.origin != "local":
+        turns = turns.filter(origin=call.origin)
+    turns = list(turns)
+    if not turns:
+        raise ApiError("not_found", f"no memory {record_id!r}", "id")
+    store.record_recall({topic.space: turns}, f"id={record_id}", call.actor)
+    return {"id": record_id, "space": topic.space.slug, "title": topic.title,
+            "body": "\n\n".join(e.body for e in turns), "category": topic.kind, "at": turns[0].at_iso, "tags": [],
+            "related": [], "expanded": [{"id": str(e.pk), "at": e.at_iso, "summary": e.summary} for e in turns]}
 
 
 @tool("memory_forget", "Forget a memory by id, where its space's provider can.", {"id": {"type": "string"}}, ("id",))
@@ -169,29 +191,46 @@ def memory_profile(call: Call, session_id: str, args: dict) -> dict:
     return {"profile": persona.profile, "frame": persona.frame}
 
 
-def fact_dict(fact: Fact) -> dict[str, Any]:
-    return {"id": str(fact.pk), "subject": fact.subject, "predicate": fact.predicate, "value": fact.value,
-            "status": fact.status}
-
-
-@tool("memory_facts", "List stable facts about the user (all=true includes history).",
+@tool("memory_facts", "Stable facts about the user: list (all=true includes history), assert or invalidate one.",
       {"action": {"type": "string", "enum": ["list", "assert", "invalidate"]}, "subject": {"type": "string"},
-       "predicate": {"type": "string"}, "value": {"type": "string"}, "all": {"type": "boolean"}, "space": SPACE,
-       "workspace": WORKSPACE}, ("action",))
+       "predicate": {"type": "string", "description": "e.g. nickname, name, role, language, preference, skill"},
+       "value": {"type": "string"}, "all": {"type": "boolean"}, "space": SPACE, "workspace": WORKSPACE},
+      ("action",))
 def memory_facts(call: Call, session_id: str, args: dict) -> dict:
     action = A.choice(args, "action", ("list", "assert", "invalidate"), required=True)
-    if action != "list":
-        raise ApiError("bad_request", f"action {action} is not available yet", "action")
-    spaces = [s for s in read_spaces(call, args) if s.is_native]
-    facts = Fact.objects.filter(space__in=spaces)
-    if not A.boolean(args, "all"):
-        facts = facts.filter(status="active")
-    for name in ("subject", "predicate"):
-        if args.get(name):
-            facts = facts.filter(**{name: A.text(args, name, max_len=100)})
-    if call.origin != "local":
-        facts = facts.filter(origin=call.origin)
-    return {"facts": [fact_dict(f) for f in facts.order_by("subject", "predicate", "-created_at")[:500]]}
+    subject = A.text(args, "subject", max_len=100) or "user"
+    if action == "list":
+        spaces = [s for s in read_spaces(call, args) if s.is_native]
+        found = Fact.objects.filter(space__in=spaces)
+        if not A.boolean(args, "all"):
+            found = found.filter(status="active", negative=False)
+        if args.get("subject"):
+            found = found.filter(subject=subject)
+        if args.get("predicate"):
+            found = found.filter(predicate=A.text(args, "predicate", max_len=60))
+        if call.origin != "local":
+            found = found.filter(origin=call.origin)
+        return {"facts": [facts.fact_to_dict(f) for f in found.order_by("subject", "predicate", "-created_at")[:500]]}
+    space = profile_space(call, args)
+    predicate = A.text(args, "predicate", required=True, max_len=60)
+    if action == "assert":
+        value = redact(A.text(args, "value", required=True, max_len=facts.MAX_VALUE_CHARS)).text
+        changes = facts.assert_fact(space, subject, predicate, value, origin=call.origin, method="manual")
+        if not (changes.asserted or changes.refreshed):
+            raise ApiError("bad_request", f"{predicate}={value!r} is not a fact the hub can keep", "value")
+        store.log_op(space, "fact", "", f"assert {subject}/{predicate}={value}", call.actor)
+        touched = changes.asserted + changes.refreshed + changes.invalidated
+    else:
+        value = A.text(args, "value", max_len=facts.MAX_VALUE_CHARS) or None
+        touched = facts.invalidate_fact(space, subject=subject, predicate=predicate, value=value)
+        if not touched:
+            raise ApiError("not_found", f"no active fact {subject}/{predicate}" + (f"={value}" if value else ""),
+                           "predicate")
+        store.log_op(space, "fact", "", f"invalidate {subject}/{predicate}" + (f"={value}" if value else ""),
+                     call.actor)
+    for fact in touched:
+        fact.refresh_from_db()
+    return {"facts": [facts.fact_to_dict(f) for f in touched]}
 
 
 def run(call: Call, name: str, session_id: str, arguments: dict) -> dict:

@@ -1,8 +1,8 @@
 from django.urls import path
 
-from memoryhub.dashboard import views
+from memoryhub.dashboard.views import spaces
 
 app_name = "dashboard"
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", spaces.home, name="home"),
 ]

@@ -7,15 +7,17 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
-from memoryhub.memories import store
+from memoryhub.jobs import runner
+from memoryhub.memories import facts, persona, store, topics
 from memoryhub.memories.models import Entry
 from memoryhub.memories.text import classify, clip, first_sentence
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import provider_for
+from memoryhub.spaces.services import provider_for, record_space_error
 from memoryhub.vault import export
 from memoryhub.vault.redaction import redact, redact_all
-from providers.base import Receipt
+from providers.base import ProviderError, Receipt
 
 
 @dataclass
@@ -39,10 +41,15 @@ class Written:
 def write(space: MemorySpace, draft: store.Draft, *, actor: str = "", fact_text: str | None = None) -> Written:
     """Write a redacted draft to its space: natively in one transaction, or through the space's provider."""
     if not space.is_native:
-        receipt = provider_for(space).remember(
-            draft.body, title=draft.title, category=draft.category, tags=draft.tags,
-            at=draft.at.isoformat() if draft.at else "",
-        )
+        try:
+            receipt = provider_for(space).remember(
+                draft.body, title=draft.title, category=draft.category, tags=draft.tags,
+                at=draft.at.isoformat() if draft.at else "",
+            )
+        except ProviderError as exc:
+            record_space_error(space, exc)
+            raise
+        MemorySpace.objects.filter(pk=space.pk).update(last_write_at=timezone.now(), last_error=receipt.error[:2000])
         return Written(space, receipt=receipt, redactions=draft.redactions)
     with transaction.atomic():
         entry, created = store.write(space, draft, actor=actor)
@@ -54,7 +61,15 @@ def write(space: MemorySpace, draft: store.Draft, *, actor: str = "", fact_text:
 
 
 def grow(entry: Entry, result: Written, fact_text: str) -> None:
-    """Native extras after a new entry: facts, topic, persona counter. Filled by the intelligence modules."""
+    """Native extras after a new entry: facts from what the user said, the turn's topic, the persona counter."""
+    if entry.kind in ("turn", "note"):
+        changes = facts.apply_claims(entry.space, facts.extract(fact_text), source_entry=entry, origin=entry.origin)
+        result.facts = {"asserted": [facts.fact_to_dict(f) for f in changes.asserted],
+                        "invalidated": [facts.fact_to_dict(f) for f in changes.invalidated]}
+    if entry.kind == "turn":
+        topics.assign(entry)
+    if persona.note_new_entry(entry.space):
+        runner.enqueue("persona_rebuild", space=entry.space)
 
 
 def turn_draft(user: str, assistant: str, *, session_id: str, at: datetime | None, origin: str,

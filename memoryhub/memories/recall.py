@@ -6,12 +6,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from memoryhub.memories import facts, persona, store, topics
 from memoryhub.memories import search as fts
-from memoryhub.memories import store
-from memoryhub.memories.models import Entry, Fact, Persona
+from memoryhub.memories.models import Entry, Persona
 from memoryhub.memories.text import clip
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import provider_for
+from memoryhub.spaces.services import provider_for, record_space_error
 from providers.base import ProviderError
 
 log = logging.getLogger(__name__)
@@ -72,6 +72,7 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
             records = provider_for(space).search(query, limit=limit)
         except ProviderError as exc:
             log.warning("search in %s failed: %s", space.slug, exc.message)
+            record_space_error(space, exc)
             if errors is not None:
                 errors.append(f"{space.slug}: {exc.message}")
             continue
@@ -130,30 +131,55 @@ class Budget:
         return Context("\n".join(self.parts), self.items)
 
 
-def current_facts(spaces: list[MemorySpace], origin: str | None):
-    qs = Fact.objects.filter(space__in=spaces, status="active", negative=False)
-    if origin:
-        qs = qs.filter(origin=origin)
-    return qs.order_by("subject", "predicate", "-refreshed_at")
+def who_the_user_is(spaces: list[MemorySpace], origin: str | None, budget: "Budget", max_chars: int) -> None:
+    """Profile and frame (facts + kept events) of each native space, each line once."""
+    lines: list[str] = []
+    items: list[dict[str, Any]] = []
+    for space in spaces:
+        if not space.is_native:
+            continue
+        profile = Persona.objects.filter(space=space).values_list("profile", flat=True).first() or ""
+        frame = persona.project_frame(space, origin)
+        for line in (profile.strip().splitlines() + frame.splitlines()):
+            if line.strip() and line not in lines:
+                lines.append(line)
+        if profile.strip() or frame:
+            items.append({"id": f"persona:{space.slug}", "kind": "persona", "score": None})
+        items += [{"id": f"fact:{pk}", "kind": "fact", "score": None}
+                  for pk in facts.current_facts(space, origin).values_list("pk", flat=True)[:50]]
+    if lines:
+        text = "## Who the user is\n" + clip_lines(lines, max(0, max_chars // 2))
+        if budget.add(text):
+            budget.items += items
+
+
+def clip_lines(lines: list[str], limit: int) -> str:
+    """Whole lines while they fit."""
+    out: list[str] = []
+    for line in lines:
+        if len("\n".join(out + [line])) > limit:
+            break
+        out.append(line)
+    return "\n".join(out)
 
 
 def build_context(spaces: list[MemorySpace], query: str, *, max_chars: int, origin: str | None,
                   max_cards: int = 8) -> tuple[Context, list[Card]]:
-    """Facts and persona always, then the most relevant cards, within max_chars; no full text."""
+    """Who the user is (always), then topic and entry cards by relevance, within max_chars; no full text."""
     budget = Budget(max_chars)
-    facts = list(current_facts([s for s in spaces if s.is_native], origin)[:40])
-    if facts:
-        budget.add("## What I know about the user")
-        for fact in facts:
-            budget.add(f"- {fact.predicate}: {fact.value}", {"id": f"fact:{fact.pk}", "kind": "fact", "score": None})
-    for persona in Persona.objects.filter(space__in=spaces).exclude(frame="", profile=""):
-        text = "\n".join(p for p in (persona.profile.strip(), persona.frame.strip()) if p)
-        if budget.add("## Persona\n" + clip(text, max(0, max_chars // 3)),
-                      {"id": f"persona:{persona.space_id}", "kind": "persona", "score": None}):
-            break
+    who_the_user_is(spaces, origin, budget, max_chars)
     cards = search(spaces, query, limit=max_cards, origin=origin, recallable_only=True) if query.strip() else []
     if cards and budget.add("## Possibly relevant (expand with memory_recall id)"):
+        shown_topics: set[int] = set()
         for card in cards:
+            entry = card.entry
+            if entry is not None and entry.topic_id and entry.topic.turn_count > 1:
+                if entry.topic_id in shown_topics:
+                    continue
+                shown_topics.add(entry.topic_id)
+                budget.add("- " + topics.card(entry.topic), {"id": f"t{entry.topic_id}", "kind": "topic",
+                                                              "score": card.score})
+                continue
             line = f"- {card.at[:16].replace('T', ' ')} · {card.category} — {clip(card.summary, 200)} | id={card.id}"
             budget.add(line, {"id": card.id, "kind": "entry", "score": card.score})
     return budget.result(), cards

@@ -7,10 +7,11 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from memoryhub.spaces import secrets
 from memoryhub.spaces.models import SLUG_RE, MemorySpace, ProviderService, Workspace, workspace_slug_for_path
-from providers.base import Provider
+from providers.base import Provider, ProviderError
 from providers.registry import get_provider_class
 
 DEFAULT_SPACE_SLUG = "default"
@@ -37,6 +38,11 @@ def workspace_dir(space: MemorySpace) -> str:
 def provider_for(space: MemorySpace) -> Provider:
     """The space's adapter with service config, secrets and space config merged (space wins)."""
     cls = get_provider_class(space.provider)
+    if not space.is_native:
+        service = ProviderService.objects.filter(kind=space.provider).first()
+        if service is not None and not service.enabled:
+            raise ProviderError(f"{cls.label} is disabled after an error ({service.last_error or 'no detail'}); "
+                                "fix its settings on the provider page", permanent=True)
     config = {
         **service_config(space.provider),
         **(space.config or {}),
@@ -94,3 +100,54 @@ def workspace_space(workspace: Workspace) -> MemorySpace:
 
 def valid_slug(slug: str) -> bool:
     return bool(SLUG_RE.match(slug))
+
+
+def _service_provider(kind: str, config: dict) -> Provider:
+    cls = get_provider_class(kind)
+    return cls({**config, "_timeout": settings.MEMORYHUB["PROVIDER_TIMEOUT"],
+                "_max_bytes": settings.MEMORYHUB["PROVIDER_MAX_BYTES"]})
+
+
+def save_service(kind: str, values: dict[str, str]) -> ProviderService:
+    """Save a kind's service config: plain fields on the row, secrets in the secrets file (blank keeps).
+
+    Adapters that can check a config before it is used (OpenViking's discovery) get to refuse it;
+    then nothing is saved and the old config stays.
+    """
+    cls = get_provider_class(kind)
+    fields = {f.key: f for f in cls.service_fields}
+    plain = {k: v for k, v in values.items() if k in fields and not fields[k].secret}
+    new_secrets = {k: v for k, v in values.items() if k in fields and fields[k].secret and v}
+    validate = getattr(cls, "validate_config", None)
+    if validate is not None:
+        _service_provider(kind, {**secrets.for_kind(kind), **new_secrets, **plain}).validate_config()
+    secrets.save(kind, new_secrets)
+    service, _ = ProviderService.objects.update_or_create(
+        kind=kind, defaults={"config": plain, "enabled": True, "last_error": ""})
+    return service
+
+
+def check_service(kind: str) -> tuple[bool, str]:
+    """"Test connection": run the adapter's status and record the outcome on the service row."""
+    service, _ = ProviderService.objects.get_or_create(kind=kind)
+    try:
+        status = _service_provider(kind, service_config(kind)).status()
+    except ProviderError as exc:
+        record_service_error(kind, exc)
+        return False, exc.message
+    ProviderService.objects.filter(pk=service.pk).update(last_error="", last_checked=timezone.now(), enabled=True)
+    return True, ", ".join(f"{k}: {v}" for k, v in status.items() if isinstance(v, (str, int, float, bool)))[:500]
+
+
+def record_space_error(space: MemorySpace, exc: ProviderError) -> None:
+    """A provider call for a space failed: note it on the space and on the service row."""
+    MemorySpace.objects.filter(pk=space.pk).update(last_error=exc.message[:2000])
+    record_service_error(space.provider, exc)
+
+
+def record_service_error(kind: str, exc: ProviderError) -> None:
+    """Errors land on the service row; a permanent one (bad credentials) disables it until fixed."""
+    updates = {"last_error": exc.message[:2000], "last_checked": timezone.now()}
+    if exc.permanent:
+        updates["enabled"] = False
+    ProviderService.objects.filter(kind=kind).update(**updates)

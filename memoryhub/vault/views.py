@@ -53,7 +53,7 @@ def entries(request: HttpRequest, companion: bool = False) -> HttpResponse:
     page = Paginator(qs.order_by("-at", "-id"), 50).get_page(request.GET.get("page"))
     mark_seen()
     context = {"page": page, "query": query, "chosen": chosen, "categories": EVENT_CATEGORIES,
-               "companion": companion, "tab": "companion" if companion else "entries", "nav": "vault",
+               "companion": companion, "tab": "companion" if companion else "entries", "nav": "vault-memories",
                "workspaces": Workspace.objects.all()}
     template = "vault/entries.html#entry-list" if request.htmx else "vault/entries.html"
     return render(request, template, context)
@@ -67,7 +67,7 @@ def entry(request: HttpRequest, entry_id: int) -> HttpResponse:
     named = Entry.objects.live().filter(pk__in=names).select_related("space")
     citing = [e for e in Entry.objects.live().filter(related__icontains=f'"{item.pk}"').select_related("space")
               if str(item.pk) in e.related]
-    return render(request, "vault/entry.html", {"entry": item, "named": named, "citing": citing, "nav": "vault"})
+    return render(request, "vault/entry.html", {"entry": item, "named": named, "citing": citing, "nav": "vault-memories"})
 
 
 @require_GET
@@ -76,7 +76,7 @@ def requests(request: HttpRequest) -> HttpResponse:
     grants.expire_idle()
     pending = with_entries(AccessRequest.objects.filter(status="pending"))
     mark_seen()
-    return render(request, "vault/requests.html", {"pending": pending, "tab": "requests", "nav": "vault-requests"})
+    return render(request, "vault/requests.html", {"pending": pending, "tab": "requests", "nav": "vault"})
 
 
 def decided(request: HttpRequest, req: AccessRequest, message: str, level: int = messages.SUCCESS) -> HttpResponse:
@@ -141,7 +141,7 @@ def granted(request: HttpRequest) -> HttpResponse:
             .select_related("request__token", "request__decided_by")
             .prefetch_related(Prefetch("entries", Entry.objects.live().order_by("-at"), to_attr="live_entries")))
     mark_seen()
-    return render(request, "vault/grants.html", {"grants": live, "tab": "grants", "nav": "vault-requests"})
+    return render(request, "vault/grants.html", {"grants": live, "tab": "grants", "nav": "grants"})
 
 
 @require_POST

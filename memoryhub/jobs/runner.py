@@ -1,0 +1,98 @@
+"""Run background work as Jobs: a row people can watch, executed by a django-q2 worker.
+
+Each kind maps to a function `(job) -> dict` that reports progress with `job_progress`.
+Failures are recorded on the row (short message, never a stack trace) and can be retried.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from importlib import import_module
+from typing import Any, Callable
+
+from django.db import transaction
+from django.utils import timezone
+from django_q.conf import Conf
+from django_q.tasks import async_task
+
+from memoryhub.jobs.models import Job
+
+log = logging.getLogger(__name__)
+
+JOB_KINDS: dict[str, tuple[str, str]] = {
+    # kind: (label, dotted path of the job function)
+    "selftest": ("Self test", "memoryhub.jobs.runner.selftest"),
+    "persona_rebuild": ("Persona rebuild", "memoryhub.memories.jobs.persona_rebuild"),
+}
+
+
+def register(kind: str, label: str, path: str) -> None:
+    JOB_KINDS[kind] = (label, path)
+
+
+def enqueue(kind: str, *, space=None, params: dict | None = None, user=None, label: str = "") -> Job:
+    """Create the Job row and hand it to the worker once the surrounding transaction commits."""
+    if kind not in JOB_KINDS:
+        raise KeyError(kind)
+    job = Job.objects.create(kind=kind, label=label or JOB_KINDS[kind][0], space=space, params=params or {},
+                             created_by=user if getattr(user, "is_authenticated", False) else None)
+    if Conf.SYNC:
+        _dispatch(job.pk)
+    else:
+        transaction.on_commit(lambda: _dispatch(job.pk))
+    return job
+
+
+def _dispatch(job_id: int) -> None:
+    task_id = async_task("memoryhub.jobs.runner.execute", job_id, task_name=f"job-{job_id}")
+    Job.objects.filter(pk=job_id, task_id="").update(task_id=str(task_id)[:64])
+
+
+def job_function(kind: str) -> Callable[[Job], dict[str, Any]]:
+    module, _, name = JOB_KINDS[kind][1].rpartition(".")
+    return getattr(import_module(module), name)
+
+
+def job_progress(job: Job, percent: int, message: str = "") -> None:
+    """Visible to the dashboard at once (the worker runs outside any request transaction)."""
+    job.progress = max(0, min(100, int(percent)))
+    job.message = message[:300]
+    Job.objects.filter(pk=job.pk).update(progress=job.progress, message=job.message, heartbeat_at=timezone.now())
+
+
+def execute(job_id: int) -> None:
+    """The worker's entry point for every job."""
+    job = Job.objects.filter(pk=job_id).first()
+    if job is None or job.status not in ("queued",):
+        return
+    Job.objects.filter(pk=job.pk).update(status="running", started_at=timezone.now(), heartbeat_at=timezone.now())
+    job.status = "running"
+    try:
+        result = job_function(job.kind)(job) or {}
+    except Exception as exc:  # recorded for people; the log keeps the traceback
+        log.exception("job %s (%s) failed", job.pk, job.kind)
+        Job.objects.filter(pk=job.pk).update(status="failed", error=f"{type(exc).__name__}: {exc}"[:2000],
+                                             finished_at=timezone.now())
+        return
+    Job.objects.filter(pk=job.pk).update(status="succeeded", progress=100, result=result, finished_at=timezone.now())
+
+
+def retry(job: Job, user=None) -> Job:
+    """A failed job runs again as a new row (the failed one stays for the record)."""
+    return enqueue(job.kind, space=job.space, params=job.params, user=user, label=job.label)
+
+
+def fail_stale(max_silence_seconds: int = 900) -> int:
+    """Mark running jobs whose worker went silent (killed mid-job) as failed, so they can be retried."""
+    cutoff = timezone.now() - timedelta(seconds=max_silence_seconds)
+    return Job.objects.filter(status="running", heartbeat_at__lt=cutoff).update(
+        status="failed", error="the worker stopped while running this job; retry it", finished_at=timezone.now())
+
+
+def selftest(job: Job) -> dict[str, Any]:
+    """A tiny job that walks its progress bar: lets people check that the worker runs."""
+    steps = int(job.params.get("steps", 5))
+    for i in range(steps):
+        job_progress(job, (i + 1) * 100 // steps, f"step {i + 1} of {steps}")
+    return {"steps": steps}

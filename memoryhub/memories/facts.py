@@ -1,0 +1,144 @@
+"""Semantic memory: facts apart from events, resolved by slots so a changed answer replaces the old one.
+
+Slots are (space, origin, subject, predicate): a QQ group member saying "叫我王哥" must not
+rename the local user. Invalidated facts stay as history; nothing here deletes a row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from memoryhub.memories.fact_rules import Claim, extract, is_real_path
+from memoryhub.memories.models import Entry, Fact
+from memoryhub.spaces.models import MemorySpace
+
+__all__ = [
+    "MULTI_VALUED",
+    "PREDICATES",
+    "SINGLE_VALUED",
+    "Claim",
+    "FactChanges",
+    "apply_claims",
+    "assert_fact",
+    "current_facts",
+    "extract",
+    "fact_to_dict",
+    "invalidate_fact",
+    "is_real_path",
+]
+
+SINGLE_VALUED = ("nickname", "name", "calledBy", "persona", "role", "model", "language")
+MULTI_VALUED = ("preference", "personality", "path", "tag", "skill", "habit")
+PREDICATES = SINGLE_VALUED + MULTI_VALUED
+_PREDICATE_SHAPE = re.compile(r"^[A-Za-z][A-Za-z_]{0,59}$")
+MAX_VALUE_CHARS = 200
+
+
+@dataclass
+class FactChanges:
+    """What one write did to the fact store."""
+
+    asserted: list[Fact] = field(default_factory=list)
+    invalidated: list[Fact] = field(default_factory=list)
+    refreshed: list[Fact] = field(default_factory=list)
+
+    def extend(self, other: FactChanges) -> None:
+        self.asserted += other.asserted
+        self.invalidated += other.invalidated
+        self.refreshed += other.refreshed
+
+
+def apply_claims(space: MemorySpace, claims: Iterable[Claim], *, source_entry: Entry | None = None,
+                 origin: str = "local", method: str = "rule") -> FactChanges:
+    """Run claims through the slot pipeline (inside the caller's transaction); unknown predicates are dropped."""
+    changes = FactChanges()
+    for claim in claims:
+        if claim.predicate not in PREDICATES:
+            continue
+        changes.extend(assert_fact(space, claim.subject or "user", claim.predicate, claim.value,
+                                   negative=claim.negative, origin=origin, method=method, source_entry=source_entry))
+    return changes
+
+
+def assert_fact(space: MemorySpace, subject: str, predicate: str, value: str, *, negative: bool = False,
+                origin: str = "local", method: str = "manual", source_entry: Entry | None = None) -> FactChanges:
+    """Assert one fact: same value refreshes, a new single value replaces the old, a negative kills only its match."""
+    value = " ".join(str(value).split())
+    subject = (subject or "user").strip()[:100]
+    if (not value or len(value) > MAX_VALUE_CHARS or not _PREDICATE_SHAPE.match(predicate)
+            or (predicate == "path" and not is_real_path(value))):
+        return FactChanges()
+    now = timezone.now()
+    slot = Fact.objects.filter(space=space, origin=origin, subject=subject, predicate=predicate, status="active")
+    key = _key(value)
+    same = [f for f in slot if _key(f.value) == key]
+    changes = FactChanges()
+    existing = next((f for f in same if f.negative == negative), None)
+    if existing:
+        existing.refreshed_at = now
+        existing.save(update_fields=["refreshed_at"])
+        changes.refreshed.append(existing)
+        return changes
+    fact = Fact.objects.create(space=space, subject=subject, predicate=predicate, value=value, negative=negative,
+                               origin=origin, method=method, source_entry=source_entry, created_at=now,
+                               refreshed_at=now)
+    changes.asserted.append(fact)
+    losers = [f for f in same if f.negative != negative]
+    if not negative and predicate not in MULTI_VALUED:
+        losers += [f for f in slot if not f.negative and _key(f.value) != key]
+    for old in losers:
+        _invalidate(old, now, by=fact)
+        changes.invalidated.append(old)
+    return changes
+
+
+def invalidate_fact(space: MemorySpace, *, fact_id: int | str | None = None, subject: str | None = None,
+                    predicate: str | None = None, value: str | None = None) -> list[Fact]:
+    """Invalidate by id, or every active fact of a slot (optionally only one value); history is kept."""
+    active = Fact.objects.filter(space=space, status="active")
+    if fact_id is not None:
+        if not str(fact_id).isdigit():
+            return []
+        targets = list(active.filter(pk=int(fact_id)))
+    elif predicate:
+        targets = list(active.filter(subject=subject or "user", predicate=predicate))
+        if value is not None:
+            targets = [f for f in targets if _key(f.value) == _key(value)]
+    else:
+        return []
+    now = timezone.now()
+    for fact in targets:
+        _invalidate(fact, now)
+    return targets
+
+
+def current_facts(space_or_spaces, origin_scope: str | None = None) -> QuerySet:
+    """Active, positive facts (what may be injected) of one space or several; origin_scope narrows to one origin."""
+    if isinstance(space_or_spaces, MemorySpace):
+        facts = Fact.objects.filter(space=space_or_spaces)
+    else:
+        facts = Fact.objects.filter(space__in=space_or_spaces)
+    facts = facts.filter(status="active", negative=False)
+    return facts.filter(origin=origin_scope) if origin_scope else facts
+
+
+def fact_to_dict(fact: Fact) -> dict:
+    return {"id": str(fact.pk), "subject": fact.subject, "predicate": fact.predicate, "value": fact.value,
+            "status": fact.status}
+
+
+def _invalidate(fact: Fact, now, by: Fact | None = None) -> None:
+    fact.status = "invalidated"
+    fact.invalidated_at = now
+    fact.invalidated_by = by
+    fact.save(update_fields=["status", "invalidated_at", "invalidated_by"])
+
+
+def _key(value: str) -> str:
+    """Values match case- and space-insensitively: "Bob" and " bob" are one slot value."""
+    return " ".join(value.split()).casefold()

@@ -1,0 +1,253 @@
+"""The persona frame: "who the user is", projected from current facts and a few long-term events.
+
+A rebuild (every personaEvery entries, or on demand) lets a model read the recent memories; its
+claims go through the fact pipeline and its events through three anti-pollution gates: only
+long-term constraints, no frame text flowing back, one thing once. Without a model the frame is
+projected from facts by rules alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from memoryhub import llm as llm_mod
+from memoryhub.memories.fact_rules import Claim, real_paths
+from memoryhub.memories.facts import MULTI_VALUED, PREDICATES, SINGLE_VALUED, apply_claims, current_facts
+from memoryhub.memories.models import Entry, Fact, Persona
+from memoryhub.memories.text import tokenize
+from memoryhub.spaces.models import MemorySpace
+
+DEFAULT_EVERY = 10
+RECENT_ENTRIES = 60
+MAX_EVENTS = 12
+MAX_LLM_CLAIMS = 20
+MAX_VALUES_PER_LINE = 8
+EVENT_SAME_AT = 0.7  # share of the shorter event's content words found in the other
+
+# Frame line labels, in rendering order. "Unique" labels never occur in ordinary text, so one is proof of echo.
+LABELS = {
+    "nickname": "Call the user", "name": "Name", "calledBy": "The user calls you", "persona": "Your persona",
+    "role": "Role", "language": "Language", "model": "Model", "preference": "Prefers",
+    "personality": "Personality", "skill": "Skills", "habit": "Habits", "path": "Paths", "tag": "Tags",
+}
+EVENTS_LABEL = "Keep in mind"
+_UNIQUE_LABELS = ("Call the user", "The user calls you", "Your persona", "Prefers", EVENTS_LABEL)
+_LABEL = re.compile(r"(?<![\w])(" + "|".join(map(re.escape, [*LABELS.values(), EVENTS_LABEL])) + r")\s*[:：]")
+
+_CHURN = re.compile("|".join([
+    r"\d+\s*/\s*\d+\s*(?:passed|passing|pass|ok|green|通过|项)",
+    r"\b(?:self-?tests?|tests?|ci)\b.{0,20}\b(?:pass(?:ed|es|ing)?|green|fail(?:ed|s|ing)?)\b",
+    r"自检|测试(?:全部|都)?通过|单测",
+    r"\d[\d,]*\s*(?:→|->|=>|到)\s*\d[\d,]*\s*(?:行|lines?|条|字|kb|mb|%)",
+    r"\b(?:fix(?:ed|es)?|patch(?:ed)?|resolved)\b.{0,60}\bbugs?\b|\bbug\s?fix",
+    r"修复了|修好了|修了.{0,20}bug|改了.{0,20}bug",
+    r"\b(?:compressed|refactored|renamed|bumped|committed|merged)\b",
+    r"压缩了|重构了|提交了|合并了|改名了",
+    r"\b(?:today|just now|this time|this session)\b|今天|刚刚|刚才|这次|本次",
+]), re.I)
+_NEGATION = re.compile(r"不|别|没|无|勿|禁止|\b(?:not|no|never|don'?t|avoid)\b", re.I)
+
+SYSTEM_PROMPT = """You maintain a long-term profile of the user from their conversation memories.
+Answer with JSON only: {"facts": [{"predicate": "...", "value": "...", "negative": false}], "events": ["..."]}
+predicates: nickname, name, calledBy (what the user calls you), persona (the role the user wants you to play),
+role, model, language, preference, personality, path, tag, skill, habit. "negative": true means the user rejects it.
+Only state what the memories show with evidence; when unsure, leave it out. Never invent.
+events are long-term constraints and standing requests only. Ask: will this still matter in three months?
+Progress notes, test results, fixed bugs, line counts and one-off tasks are NOT events.
+Do not repeat the current profile or kept events back. Keep every item short, in the user's language."""
+
+
+# --- the three gates --------------------------------------------------------------------
+
+def is_churn(text: str) -> bool:
+    """Gate 1: engineering churn ("selftest 75/75 passed", "修复了…bug", "1034→80 lines") is not a constraint."""
+    return bool(_CHURN.search(text))
+
+
+def is_frame_echo(text: str, frame: str = "") -> bool:
+    """Gate 2: text carrying a frame label of its own, or two frame lines/labels, is the frame flowing back."""
+    labels = {m.group(1) for m in _LABEL.finditer(text)}
+    if labels & set(_UNIQUE_LABELS):
+        return True
+    lines = {line.strip().lstrip("-• ").strip() for line in frame.splitlines()}
+    echoed = {line for line in lines if len(line) >= 6 and line in text}
+    return len(labels) + len(echoed) >= 2
+
+
+def same_event(a: str, b: str) -> bool:
+    """Gate 3: one thing said twice in other words (shared content words); distinct paths are never the same."""
+    if real_paths(a) != real_paths(b) or bool(_NEGATION.search(a)) != bool(_NEGATION.search(b)):
+        return False
+    ta, tb = _content_words(a), _content_words(b)
+    if not ta or not tb:
+        return a.strip().casefold() == b.strip().casefold()
+    return len(ta & tb) / min(len(ta), len(tb)) >= EVENT_SAME_AT
+
+
+def dedupe_events(events: list[str]) -> list[str]:
+    """Keep the first wording of each event (a stable frame keeps the prompt cache warm), newest last."""
+    kept: list[str] = []
+    for event in events:
+        if not any(same_event(event, k) for k in kept):
+            kept.append(event)
+    return kept
+
+
+def keep_event(text: str, frame: str = "") -> bool:
+    text = text.strip()
+    return 2 <= len(text) <= 200 and not is_churn(text) and not is_frame_echo(text, frame)
+
+
+def _content_words(text: str) -> set[str]:
+    stripped = text
+    for path in real_paths(text):
+        stripped = stripped.replace(path, " ")
+    return set(tokenize(stripped))
+
+
+# --- projection ---------------------------------------------------------------------------
+
+def project_frame(space: MemorySpace, origin_scope: str | None = None) -> str:
+    """The frame by rules: plain lines from current facts plus kept events; no ids, scores or negatives."""
+    persona = Persona.objects.filter(space=space).first()
+    # Events come from local memories only; a QQ session must not read them (one-way isolation).
+    events = persona.events if persona and origin_scope in (None, "local") else []
+    return render(list(current_facts(space, origin_scope).order_by("created_at", "id")), events)
+
+
+def render(facts: list[Fact], events: list[str]) -> str:
+    """Facts (oldest first) and events to frame text; single-valued slots show one value, local origin first."""
+    by_predicate: dict[str, list[Fact]] = {}
+    for fact in facts:
+        by_predicate.setdefault(fact.predicate, []).append(fact)
+    lines: list[str] = []
+    for predicate, label in LABELS.items():
+        found = by_predicate.get(predicate, [])
+        if not found:
+            continue
+        if predicate in SINGLE_VALUED:
+            best = max(found, key=lambda f: (f.origin == "local", f.refreshed_at))
+            if predicate == "name" and any(f.value == best.value for f in by_predicate.get("nickname", [])):
+                continue
+            lines.append(f"{label}: {best.value}")
+        else:
+            values = list(dict.fromkeys(f.value for f in found))[-MAX_VALUES_PER_LINE:]
+            lines.append(f"{label}: " + "; ".join(values))
+    if events:
+        lines.append(f"{EVENTS_LABEL}:")
+        lines += [f"- {event}" for event in events]
+    return "\n".join(lines)
+
+
+# --- rebuild --------------------------------------------------------------------------------
+
+def note_new_entry(space: MemorySpace) -> bool:
+    """Count one new entry; True exactly when personaEvery is reached, so one job is enqueued per batch."""
+    persona, _ = Persona.objects.get_or_create(space=space)
+    Persona.objects.filter(pk=persona.pk).update(entries_since_rebuild=F("entries_since_rebuild") + 1)
+    count = Persona.objects.values_list("entries_since_rebuild", flat=True).get(pk=persona.pk)
+    try:
+        every = int(space.settings.get("personaEvery", DEFAULT_EVERY))
+    except (TypeError, ValueError):
+        every = DEFAULT_EVERY
+    if every <= 0 or space.settings.get("autoPersona") is False:
+        return False
+    return count % every == 0
+
+
+def rebuild(space: MemorySpace, *, llm=None) -> dict:
+    """Re-derive the frame: ask the model when there is one (falling back to rules on any failure), then project."""
+    persona, _ = Persona.objects.get_or_create(space=space)
+    client = llm_mod.get_client() if llm is None else None
+    ask = llm if llm is not None else client
+    result = {"method": "rules", "asserted": 0, "invalidated": 0, "rejected": 0, "error": ""}
+    answer = None
+    if ask is not None:
+        try:
+            answer = llm_mod.parse_json(ask(_messages(space, persona, result)))
+        except (llm_mod.LLMError, ValueError) as exc:
+            result["error"] = str(exc)[:300]
+        finally:
+            if client is not None:
+                client.close()
+    events = [e for e in persona.events if isinstance(e, str) and keep_event(e)]
+    with transaction.atomic():
+        if isinstance(answer, dict):
+            claims, new_events = _read_answer(space, answer, persona.frame, result)
+            changes = apply_claims(space, claims, method="llm")
+            result.update(method="llm", asserted=len(changes.asserted), invalidated=len(changes.invalidated))
+            events += new_events
+        elif answer is not None:
+            result["error"] = "the model answered JSON that is not an object"
+        persona.events = dedupe_events(events)[-MAX_EVENTS:]
+        persona.frame = render(list(current_facts(space).order_by("created_at", "id")), persona.events)
+        persona.rebuilt_at = timezone.now()
+        persona.entries_since_rebuild = 0
+        persona.save(update_fields=["events", "frame", "rebuilt_at", "entries_since_rebuild"])
+    return {**result, "events": len(persona.events), "frame": persona.frame}
+
+
+def _messages(space: MemorySpace, persona: Persona, result: dict) -> list[dict[str, str]]:
+    """The last 60 local recallable entries (frame echoes dropped) and local facts, oldest first."""
+    facts = [f"- {f.predicate}: {f.value}" for f in current_facts(space, "local").order_by("created_at", "id")]
+    recent = list(Entry.objects.recallable().filter(space=space, origin="local")
+                  .order_by("-at", "-id")[:RECENT_ENTRIES])
+    memories: list[str] = []
+    for entry in reversed(recent):
+        text = entry.summary or entry.title or entry.body
+        if is_frame_echo(entry.body, persona.frame) or is_frame_echo(text, persona.frame):
+            result["rejected"] += 1
+            continue
+        memories.append(f"- [{entry.category}] {' '.join(text.split())[:300]}")
+    user = "\n".join([
+        "Current facts:", *(facts or ["(none)"]),
+        "Kept events:", *([f"- {e}" for e in persona.events] or ["(none)"]),
+        "Recent memories (oldest first):", *(memories or ["(none)"]),
+    ])
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def _read_answer(space: MemorySpace, answer: dict, frame: str, result: dict) -> tuple[list[Claim], list[str]]:
+    """Validated claims and events from the model; anything failing a gate is counted as rejected."""
+    claims: list[Claim] = []
+    for item in _as_list(answer.get("facts"))[:MAX_LLM_CLAIMS]:
+        claim = _claim(item)
+        if claim is None or is_frame_echo(claim.value, frame) or is_churn(claim.value) or _overrides_user(space, claim):
+            result["rejected"] += 1
+        else:
+            claims.append(claim)
+    events: list[str] = []
+    for event in _as_list(answer.get("events")):
+        if isinstance(event, str) and keep_event(event, frame):
+            events.append(" ".join(event.split()))
+        else:
+            result["rejected"] += 1
+    return claims, events
+
+
+def _as_list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _claim(item) -> Claim | None:
+    if not isinstance(item, dict) or item.get("predicate") not in PREDICATES or item.get("subject", "user") != "user":
+        return None
+    value = item.get("value")
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return Claim(predicate=item["predicate"], value=value.strip(), negative=item.get("negative") is True)
+
+
+def _overrides_user(space: MemorySpace, claim: Claim) -> bool:
+    """A model's guess never overturns what the user said or set by hand (rule/manual facts)."""
+    explicit = Fact.objects.filter(space=space, predicate=claim.predicate, status="active", negative=False,
+                                   origin="local").exclude(method="llm")
+    if claim.negative:
+        return any(f.value.casefold() == claim.value.casefold() for f in explicit)
+    if claim.predicate in MULTI_VALUED:
+        return False
+    return any(f.value.casefold() != claim.value.casefold() for f in explicit)

@@ -1,0 +1,126 @@
+"""Topics: group a session's turns into one-line index cards, so twelve turns on one thing recall as one thing.
+
+Turns join their predecessor's topic when they share the session, follow within two hours and
+keep the subject (entity/keyword overlap; time alone glued unrelated talks together, seed weakness #3).
+Sessions are never merged: a wrong merge is harder to undo than two topics.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import timedelta
+
+from django.utils import timezone
+
+from memoryhub.memories.text import extract_entities, tokenize
+from memoryhub.memories.models import Entry, Topic
+
+GAP = timedelta(hours=2)
+MIN_SIGNAL_TOKENS = 6    # shorter turns ("ok, do it") are follow-ups and never start a topic by themselves
+SPLIT_BELOW = 0.15       # share of a substantive turn's words already seen in the topic, below which it's new
+KIND_PRIORITY = ["decision", "pitfall", "insight", "structure", "experience", "progress", "preference", "fact",
+                 "companion", "context", "general"]
+SIGNAL_CHARS = 1500
+_FILLER_BIGRAMS = frozenset(
+    "一个 这个 那个 可以 我们 你们 他们 什么 没有 需要 如果 因为 所以 就是 还是 但是 然后 "
+    "现在 已经 一下 这样 怎么 问题 时候 自己 不是 的话 一些 好的 帮我 看看 是不 不要".split()
+)
+
+
+
+
+def assign(entry: Entry) -> Topic | None:
+    """Put a saved turn into its topic (joining or starting one) and refresh that topic's card fields."""
+    if entry.kind != "turn" or entry.deleted_at:
+        return None
+    if entry.topic_id:
+        return _refresh(entry.topic)
+    topic = None
+    previous = _previous_turn(entry)
+    if previous and entry.at - previous.at < GAP and not _subject_changed(entry, previous):
+        topic = previous.topic
+    if topic is None:
+        topic = Topic.objects.create(space_id=entry.space_id, session_id=entry.session_id, started_at=entry.at,
+                                     ended_at=entry.at)
+    entry.topic = topic
+    entry.save(update_fields=["topic"])
+    return _refresh(topic)
+
+
+def card(topic: Topic) -> str:
+    """One line: `2026-10-22 10:25~13:09 · 4 turns · decision — alerts.log / testing | id=t<topic id>`.
+
+    `memory_recall("t<id>")` expands the topic into its turns.
+    """
+    start, end = timezone.localtime(topic.started_at), timezone.localtime(topic.ended_at)
+    until = f"{end:%H:%M}" if start.date() == end.date() else f"{end:%Y-%m-%d %H:%M}"
+    turns = f"{topic.turn_count} turn{'' if topic.turn_count == 1 else 's'}"
+    return f"{start:%Y-%m-%d %H:%M}~{until} · {turns} · {topic.kind} — {topic.title} | id=t{topic.pk}"
+
+
+def _previous_turn(entry: Entry) -> Entry | None:
+    """The turn just before this one in the same session that already has a topic (no session: none)."""
+    if not entry.session_id:
+        return None
+    return (Entry.objects.live()
+            .filter(space_id=entry.space_id, session_id=entry.session_id, kind="turn", topic__isnull=False,
+                    at__lte=entry.at)
+            .exclude(pk=entry.pk).select_related("topic").order_by("-at", "-id").first())
+
+
+def _signature(entry: Entry) -> tuple[set[str], set[str]]:
+    """(entities, content tokens) of a turn, lower-cased, generic Chinese filler removed."""
+    text = " ".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
+    entities = {e.lower() for e in (entry.entities or extract_entities(text))}
+    return entities, set(tokenize(text)) - _FILLER_BIGRAMS
+
+
+def _subject_changed(entry: Entry, previous: Entry) -> bool:
+    """A substantive turn sharing no entity and almost no words with its neighbour and topic starts a new topic."""
+    entities, tokens = _signature(entry)
+    if len(tokens) < MIN_SIGNAL_TOKENS:
+        return False
+    prev_entities, prev_tokens = _signature(previous)
+    topic = previous.topic
+    seen_entities = prev_entities | {e.lower() for e in topic.entities}
+    if entities & seen_entities:
+        return False
+    seen_tokens = prev_tokens | set(topic.keywords)
+    return len(tokens & seen_tokens) / len(tokens) < SPLIT_BELOW
+
+
+def _refresh(topic: Topic) -> Topic:
+    """Recompute time range, turn count, kind, entities, keywords and title from the topic's live turns."""
+    entries = list(topic.entries.live().order_by("at", "id"))
+    if not entries:
+        return topic
+    entity_counts: Counter[str] = Counter()
+    token_counts: Counter[str] = Counter()
+    for entry in entries:
+        text = " ".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
+        entity_counts.update(dict.fromkeys(entry.entities or extract_entities(text), 1))
+        token_counts.update(t for t in dict.fromkeys(tokenize(text)) if t not in _FILLER_BIGRAMS)
+    topic.started_at, topic.ended_at = entries[0].at, entries[-1].at
+    topic.turn_count = len(entries)
+    categories = {e.category for e in entries}
+    topic.kind = next((k for k in KIND_PRIORITY if k in categories), "general")
+    topic.entities = [name for name, _ in entity_counts.most_common(8)]
+    topic.keywords = [word for word, _ in token_counts.most_common(12)]
+    topic.title = _title(topic.entities, entries[0], topic.keywords)
+    topic.save()
+    return topic
+
+
+def _title(entities: list[str], first: Entry, keywords: list[str]) -> str:
+    """Best entity (files, domains, paths first) / what the first turn was about; keywords only as a last resort."""
+    ranked = sorted(entities, key=lambda e: 0 if re.search(r"[./]", e) else 1)
+    parts = ranked[:1]
+    phrase = " ".join((first.title or first.summary).split())
+    if phrase and phrase not in parts:
+        parts.append(phrase if len(phrase) <= 60 else phrase[:59].rstrip() + "…")
+    parts += [e for e in ranked[1:] if e not in parts][: max(0, 2 - len(parts))]
+    if not parts:
+        words = [w for w in keywords if w.isascii() and len(w) >= 3][:3]
+        parts = [" ".join(words) or " ".join(first.body.split())[:40]]
+    return " / ".join(parts)[:300]

@@ -1,0 +1,62 @@
+"""A tiny OpenAI-compatible chat-completions server on 127.0.0.1:0 that plays back scripted answers."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def chat_answer(content: str) -> tuple[int, dict]:
+    """A 200 chat-completions body whose first choice says `content`."""
+    return 200, {"id": "fake", "object": "chat.completion",
+                 "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
+
+
+class FakeLLM:
+    """Context manager: `script` is a list of (status, json body) or ("sleep", seconds) steps; the last repeats."""
+
+    def __init__(self, script: list[tuple]):
+        self.script = list(script)
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                step = fake._next(self.path, body, self.headers.get("authorization", ""))
+                if step[0] == "sleep":
+                    time.sleep(step[1])
+                    step = chat_answer("{}")
+                status, payload = step
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client timed out and left, as the timeout test intends
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def _next(self, path: str, body: dict, auth: str) -> tuple:
+        with self._lock:
+            self.requests.append({"path": path, "body": body, "auth": auth})
+            return self.script.pop(0) if len(self.script) > 1 else self.script[0]
+
+    def __enter__(self) -> FakeLLM:
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,117 @@
+"""ByteRover adapter driving a fake `brv` executable through real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from providers.base import ProviderError
+from providers.byterover import ByteRoverProvider
+
+FAKE_BRV = str(Path(__file__).parent / "fakes" / "brv")
+
+
+@pytest.fixture
+def log(tmp_path, monkeypatch):
+    path = tmp_path / "brv.log"
+    monkeypatch.setenv("BRV_FAKE_LOG", str(path))
+    return lambda: [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture
+def make(tmp_path):
+    def make(**config):
+        return ByteRoverProvider({"cliPath": FAKE_BRV, "_workspace_dir": str(tmp_path / "ws"), **config})
+    return make
+
+
+def test_capabilities_are_only_status_query_curate():
+    caps = ByteRoverProvider.capabilities
+    assert caps.search and caps.remember and not (caps.browse or caps.forget or caps.graph or caps.related)
+    with pytest.raises(ProviderError):
+        ByteRoverProvider({}).browse()
+    with pytest.raises(ProviderError):
+        ByteRoverProvider({}).forget("x")
+
+
+def test_curate_then_query_in_the_workspace(make, log, tmp_path):
+    provider = make(apiKey="brv-secret-key")
+    receipt = provider.remember("The JWT expiry is fifteen minutes.", title="auth")
+    assert receipt.state == "accepted" and not receipt.provider_id
+    [record] = provider.search("jwt expiry")
+    assert "fifteen minutes" in record.text and record.extra["sources"][0].startswith(".brv/context-tree/")
+    calls = log()
+    assert [c["argv"] for c in calls] == [["curate", "--", "[auth] The JWT expiry is fifteen minutes."],
+                                          ["query", "--", "jwt expiry"]]
+    assert all(c["cwd"] == str(tmp_path / "ws") and c["has_key"] for c in calls)
+
+
+def test_query_without_hits_is_empty(make):
+    assert make().search("nothing here at all") == []
+
+
+def test_query_text_that_looks_like_a_flag_stays_an_argument(make, log):
+    make().search("--help; rm -rf / $(reboot)")
+    assert log()[0]["argv"] == ["query", "--", "--help; rm -rf / $(reboot)"]
+
+
+def test_status(make):
+    status = make().status()
+    assert status["ok"] and "Context Tree" in status["output"]
+
+
+def test_working_directory_overrides(make, tmp_path):
+    (tmp_path / "service").mkdir()
+    (tmp_path / "space").mkdir()
+    assert make(defaultDirectory=str(tmp_path / "service")).working_directory() == str(tmp_path / "service")
+    assert make(defaultDirectory=str(tmp_path / "service"),
+                workingDirectory=str(tmp_path / "space")).working_directory() == str(tmp_path / "space")
+    with pytest.raises(ProviderError) as caught:
+        make(workingDirectory=str(tmp_path / "missing")).status()
+    assert caught.value.permanent
+
+
+def test_missing_cli_is_permanent(make):
+    with pytest.raises(ProviderError) as caught:
+        make(cliPath="/nonexistent/brv").status()
+    assert caught.value.permanent
+
+
+def test_timeout_kills_the_process(make, log, monkeypatch):
+    monkeypatch.setenv("BRV_FAKE_SLEEP", "30")
+    with pytest.raises(ProviderError) as caught:
+        make(_timeout=2).search("slow query")
+    assert caught.value.timeout
+    pid = log()[0]["pid"]
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_curate_timeout_is_unknown(make, monkeypatch):
+    monkeypatch.setenv("BRV_FAKE_SLEEP", "30")
+    receipt = make(_curate_timeout=2).remember("slow curate")
+    assert receipt.state == "unknown" and "timed out" in receipt.error
+
+
+def test_failure_exit_codes(make, monkeypatch):
+    monkeypatch.setenv("BRV_FAKE_EXIT", "3")
+    assert make().remember("x").state == "failed"
+    with pytest.raises(ProviderError, match="exited 3: Error: injected failure"):
+        make().search("anything")
+
+
+def test_output_is_capped(make, monkeypatch):
+    monkeypatch.setenv("BRV_FAKE_HUGE", str(3 * 1024 * 1024))
+    [record] = make(_max_bytes=64 * 1024).search("anything")
+    assert len(record.text) == 64 * 1024 and record.extra["truncated"]
+
+
+def test_environment_is_minimal_and_secrets_stay_out_of_output(make, log, monkeypatch):
+    monkeypatch.setenv("MEMORYHUB_SECRET_KEY", "hub-secret")
+    monkeypatch.setenv("BRV_FAKE_EXIT", "1")
+    provider = make(apiKey="brv-secret-key")
+    receipt = provider.remember("x")
+    assert "MEMORYHUB_SECRET_KEY" not in log()[0]["env"] and "brv-secret-key" not in receipt.error

@@ -1,0 +1,132 @@
+"""Topics: session + 2-hour grouping, subject-change splitting, titles, kinds and the one-line card."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memoryhub.memories import topics
+from memoryhub.memories.models import Entry, Topic
+from memoryhub.spaces.models import MemorySpace
+
+T0 = datetime(2026, 10, 22, 10, 25, tzinfo=UTC)
+
+
+@pytest.fixture
+def space(db, settings):
+    settings.TIME_ZONE = "UTC"
+    return MemorySpace.objects.create(slug="s1", name="S1")
+
+
+def turn(space, body, minutes=0, session="sess-1", category="general", title="", **extra):
+    entry = Entry.objects.create(space=space, kind="turn", body=body, title=title, session_id=session,
+                                 at=T0 + timedelta(minutes=minutes), category=category, content_hash="h", **extra)
+    topics.assign(entry)
+    entry.refresh_from_db()
+    return entry
+
+
+WALLPAPER = [
+    "Wallpaper Engine 的动态壁纸在第二块显示器上不播放，怎么设置多显示器壁纸？",
+    "在 Wallpaper Engine 设置里打开多显示器模式，给第二块显示器单独选壁纸。",
+    "壁纸播放时占用显卡太高，Wallpaper Engine 能限制帧率吗？",
+]
+PENTEST = "帮我梳理一下对内网靶机做渗透测试的流程：端口扫描、漏洞利用、权限提升和横向移动"
+
+
+def test_same_session_close_turns_form_one_topic(space):
+    entries = [turn(space, body, minutes=i * 20) for i, body in enumerate(WALLPAPER)]
+    assert len({e.topic_id for e in entries}) == 1
+    topic = entries[0].topic
+    topic.refresh_from_db()
+    assert topic.turn_count == 3
+    assert (topic.started_at, topic.ended_at) == (entries[0].at, entries[-1].at)
+
+
+def test_subject_change_splits_a_time_group(space):
+    """Seed weakness #3: penetration testing must not leak into the Wallpaper Engine topic."""
+    wall = [turn(space, body, minutes=i * 10) for i, body in enumerate(WALLPAPER)]
+    pen = turn(space, PENTEST, minutes=40)
+    follow = turn(space, "好的，继续", minutes=45)
+    assert pen.topic_id != wall[0].topic_id
+    assert follow.topic_id == pen.topic_id  # a short follow-up stays with its neighbour
+
+
+def test_shared_entity_keeps_the_topic_even_with_new_words(space):
+    first = turn(space, "alerts.log 里全是第三方应用的告警，先看一下格式", title="third-party app testing")
+    second = turn(space, "把 alerts.log 按应用名汇总，统计每个第三方 SDK 每小时的错误数量和峰值", minutes=30)
+    assert first.topic_id == second.topic_id
+
+
+def test_gap_over_two_hours_splits(space):
+    a = turn(space, WALLPAPER[0])
+    b = turn(space, WALLPAPER[1], minutes=121)
+    c = turn(space, WALLPAPER[2], minutes=121 + 119)
+    assert a.topic_id != b.topic_id and b.topic_id == c.topic_id
+
+
+def test_never_merges_across_sessions(space):
+    a = turn(space, WALLPAPER[0], session="one")
+    b = turn(space, WALLPAPER[1], minutes=1, session="two")
+    c = turn(space, WALLPAPER[2], minutes=2, session="")
+    d = turn(space, WALLPAPER[2], minutes=3, session="")
+    assert len({a.topic_id, b.topic_id, c.topic_id, d.topic_id}) == 4
+
+
+def test_only_turns_get_topics(space):
+    note = Entry.objects.create(space=space, kind="note", body="x", content_hash="h", session_id="sess-1")
+    assert topics.assign(note) is None
+    assert Topic.objects.count() == 0
+
+
+def test_assign_is_idempotent(space):
+    entry = turn(space, WALLPAPER[0])
+    again = topics.assign(entry)
+    assert again.pk == entry.topic_id and again.turn_count == 1 and Topic.objects.count() == 1
+
+
+def test_kind_title_and_card(space):
+    """The seed's card, one line, exactly."""
+    bodies = [
+        "alerts.log 里全是第三方应用的告警，先看一下格式",
+        "alerts.log 的告警按应用分组后，发现测试包也在上报",
+        "决定：测试包改走独立的 alerts.log 通道，不混进生产告警",
+        "那 alerts.log 的轮转策略也一起改",
+    ]
+    cats = ["context", "pitfall", "decision", "progress"]
+    minutes = [0, 50, 120, 164]
+    entries = [turn(space, b, minutes=m, category=c, title="third-party app testing" if i == 0 else f"t{i}")
+               for i, (b, m, c) in enumerate(zip(bodies, minutes, cats))]
+    topic = Topic.objects.get()
+    assert topic.kind == "decision"
+    assert topic.title == "alerts.log / third-party app testing"
+    assert topics.card(topic) == (
+        f"2026-10-22 10:25~13:09 · 4 turns · decision — alerts.log / third-party app testing | id=t{entries[0].topic_id}"
+    )
+
+
+def test_card_across_midnight_and_singular(space):
+    entry = Entry.objects.create(space=space, kind="turn", body="Deploy notes for example.com", session_id="n",
+                                 at=datetime(2026, 10, 22, 23, 50, tzinfo=UTC), content_hash="h")
+    topic = topics.assign(entry)
+    assert topics.card(topic) == f"2026-10-22 23:50~23:50 · 1 turn · general — example.com | id=t{topic.pk}"
+    later = Entry.objects.create(space=space, kind="turn", body="example.com deploy done", session_id="n",
+                                 at=datetime(2026, 10, 23, 0, 30, tzinfo=UTC), content_hash="h")
+    topics.assign(later)
+    topic.refresh_from_db()
+    assert topics.card(topic).startswith("2026-10-22 23:50~2026-10-23 00:30 · 2 turns · general")
+
+
+def test_title_falls_back_to_summary_then_keywords(space):
+    entry = turn(space, "we talked about caching strategies and invalidation", summary="cache invalidation talk")
+    assert entry.topic.title == "cache invalidation talk"
+    bare = turn(space, "caching strategies invalidation caching", session="other")
+    assert bare.topic.title == "caching strategies invalidation"
+
+
+def test_deleted_entries_leave_the_count(space):
+    a = turn(space, WALLPAPER[0])
+    turn(space, WALLPAPER[1], minutes=5)
+    Entry.objects.filter(pk=a.pk).update(deleted_at=T0)
+    b = turn(space, WALLPAPER[2], minutes=10)
+    b.topic.refresh_from_db()
+    assert b.topic.turn_count == 2
