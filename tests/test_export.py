@@ -5,6 +5,7 @@ import os
 import pytest
 from django.core.cache import cache
 
+from memoryhub.jobs.models import Job
 from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_path
 from memoryhub.vault import export
 
@@ -12,14 +13,6 @@ from memoryhub.vault import export
 def result(response):
     assert response.status_code == 200, response.content
     return response.json()["result"]
-
-
-@pytest.fixture(autouse=True)
-def q_sync(monkeypatch):
-    """Run django-q2 tasks inline: settings load before conftest can set MEMORYHUB_Q_SYNC."""
-    from django_q.conf import Conf
-
-    monkeypatch.setattr(Conf, "SYNC", True)
 
 
 @pytest.fixture
@@ -71,6 +64,7 @@ def test_writes_regenerate_the_file_atomically(api, project, django_capture_on_c
     assert open(target, encoding="utf-8").read().index("Second step") < open(target, encoding="utf-8").read().index(
         "First step")
     assert sorted(os.listdir(project)) == ["MEMORY.md"]
+    assert Job.objects.filter(kind="memory_md", status="succeeded").count() == 2
 
 
 def test_a_burst_of_writes_queues_one_regeneration(api, project, django_capture_on_commit_callbacks):

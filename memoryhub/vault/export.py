@@ -1,7 +1,7 @@
 """MEMORY.md: a human-readable, newest-first export of a workspace's memories, kept next to its code.
 
 Writes only schedule a regeneration: a per-workspace cache flag makes a burst of writes enqueue
-one django-q2 task, which clears the flag first, so a write landing mid-render queues the next one.
+one `memory_md` job, which clears the flag first, so a write landing mid-render queues the next one.
 Vault spaces are left out unless the workspace's `export_vault` is on.
 """
 
@@ -16,6 +16,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
+from memoryhub.jobs import runner
 from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace, Workspace
 
@@ -74,23 +75,25 @@ def pending_key(workspace_id: int) -> str:
 
 
 def regenerate(workspace_id: int) -> str:
-    """The task: clear the flag, then rewrite the file."""
+    """Clear the flag, then rewrite the file; returns where it went ("" when the workspace has no directory)."""
     cache.delete(pending_key(workspace_id))
     workspace = Workspace.objects.filter(pk=workspace_id).first()
     target = write_file(workspace) if workspace else None
     return str(target or "")
 
 
-def enqueue(workspace_id: int) -> None:
-    if not cache.add(pending_key(workspace_id), 1, PENDING_SECONDS):
+def regenerate_job(job) -> dict:
+    return {"path": regenerate(job.params["workspace"])}
+
+
+def enqueue(workspace: Workspace) -> None:
+    if not cache.add(pending_key(workspace.pk), 1, PENDING_SECONDS):
         return
     try:
-        from django_q.tasks import async_task
-
-        async_task("memoryhub.vault.export.regenerate", workspace_id, task_name=f"MEMORY.md {workspace_id}")
+        runner.enqueue("memory_md", params={"workspace": workspace.pk}, label=f"MEMORY.md · {workspace.name}")
     except Exception:  # a broken broker must never fail the agent's committed write
-        cache.delete(pending_key(workspace_id))
-        log.exception("could not schedule MEMORY.md for workspace %s", workspace_id)
+        cache.delete(pending_key(workspace.pk))
+        log.exception("could not schedule MEMORY.md for workspace %s", workspace.pk)
 
 
 def schedule(space: MemorySpace) -> None:
@@ -98,4 +101,4 @@ def schedule(space: MemorySpace) -> None:
     workspace = space.workspace
     if workspace is None or (space.is_vault and not workspace.export_vault):
         return
-    transaction.on_commit(lambda: enqueue(workspace.pk))
+    transaction.on_commit(lambda: enqueue(workspace))
