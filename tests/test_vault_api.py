@@ -137,7 +137,8 @@ def test_read_returns_exactly_the_approved_entries(api, diary, person):
     assert [(e["id"], e["title"], e["body"], e["tags"], e["category"]) for e in entries] == [
         (a, "alpha", "body text", ["x"], "progress")]
     assert set(entries[0]) == {"id", "at", "category", "title", "body", "tags"}
-    assert AuditEvent.objects.filter(action="vault.read", target=answer["request_id"], detail__entries=[int(a)]).exists()
+    assert AuditEvent.objects.filter(action="vault.read", target=answer["request_id"],
+                                     detail__entries=[int(a)]).exists()
 
 
 def test_approval_never_reaches_beyond_the_snapshot(api, diary, person):
@@ -209,7 +210,8 @@ def test_an_idle_session_loses_its_grants(api, diary, person, settings):
 def test_idle_sweep_closes_requests_of_silent_sessions(api, diary, settings):
     save(api, "alpha")
     answer = request(api)
-    AgentSession.objects.update(last_seen_at=timezone.now() - timedelta(minutes=settings.MEMORYHUB["SESSION_IDLE_MINUTES"] + 1))
+    idle = timedelta(minutes=settings.MEMORYHUB["SESSION_IDLE_MINUTES"] + 1)
+    AgentSession.objects.update(last_seen_at=timezone.now() - idle)
     grants.expire_idle()
     assert AccessRequest.objects.get(pk=answer["request_id"]).status == "closed"
 

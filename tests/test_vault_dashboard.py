@@ -71,7 +71,8 @@ def test_the_whole_loop_through_api_and_dashboard(client, staff, api, api_factor
     assert len(result(api.tool("memory_read", session_id="s3", request_id=again))["entries"]) == 2
     assert client.post(f"/vault/grants/{again}/revoke").status_code == 302
     assert api.tool("memory_read", session_id="s3", request_id=again).status_code == 403
-    assert AuditEvent.objects.filter(action="vault.revoke", target=again, detail__entries=sorted([int(a), int(b)])).exists()
+    assert AuditEvent.objects.filter(action="vault.revoke", target=again,
+                                     detail__entries=sorted([int(a), int(b)])).exists()
 
 
 def test_deny_refuses_the_read(client, staff, api, diary):

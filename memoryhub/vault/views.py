@@ -30,7 +30,8 @@ def mark_seen() -> None:
 
 def with_entries(requests):
     live = Entry.objects.live().select_related("space").order_by("-at", "-id")
-    return requests.select_related("token").prefetch_related("spaces", Prefetch("entries", live, to_attr="live_entries"))
+    return requests.select_related("token").prefetch_related(
+        "spaces", Prefetch("entries", live, to_attr="live_entries"))
 
 
 def request_or_404(request_id: str) -> AccessRequest:
@@ -67,7 +68,8 @@ def entry(request: HttpRequest, entry_id: int) -> HttpResponse:
     named = Entry.objects.live().filter(pk__in=names).select_related("space")
     citing = [e for e in Entry.objects.live().filter(related__icontains=f'"{item.pk}"').select_related("space")
               if str(item.pk) in e.related]
-    return render(request, "vault/entry.html", {"entry": item, "named": named, "citing": citing, "nav": "vault-memories"})
+    return render(request, "vault/entry.html",
+                  {"entry": item, "named": named, "citing": citing, "nav": "vault-memories"})
 
 
 @require_GET
