@@ -139,6 +139,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
     }
+    # Tests run on a real file, so threads (compaction beside a writer) see SQLite's real locking.
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test-memoryhub.sqlite3")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
