@@ -115,7 +115,8 @@ def test_thresholds_come_from_the_space_settings(space, settings):
     assert consolidate.plan(space).archives == []
     space.settings = {"consolidateMinAgeDays": 7}
     assert len(consolidate.plan(space).archives) == 1
-    settings.MEMORYHUB = {**settings.MEMORYHUB, "CONSOLIDATE_MIN_AGE_DAYS": 5}
+    settings.MEMORYHUB = {**settings.MEMORYHUB,
+                          "SPACE_DEFAULTS": {**settings.MEMORYHUB["SPACE_DEFAULTS"], "consolidateMinAgeDays": 5}}
     space.settings = {}
     assert len(consolidate.plan(space).archives) == 1
 

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -21,6 +20,7 @@ from memoryhub import llm
 from memoryhub.memories import pipeline, store
 from memoryhub.memories.models import ConsolidationRun, Entry, Topic
 from memoryhub.memories.text import clip, overlap, token_set, tokenize
+from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 
 MIN_MERGE_TOKENS = 3
@@ -40,16 +40,14 @@ class Thresholds:
 
 def thresholds(space: MemorySpace) -> Thresholds:
     """The space's own settings where it has them, else the hub's defaults."""
-    conf, own = settings.MEMORYHUB, space.settings or {}
-    return Thresholds(
-        min_age_days=int(own.get("consolidateMinAgeDays", conf["CONSOLIDATE_MIN_AGE_DAYS"])),
-        digest_age_days=int(own.get("consolidateDigestAgeDays", conf["CONSOLIDATE_DIGEST_AGE_DAYS"])),
-        merge_similarity=float(own.get("mergeSimilarity", conf["MERGE_SIMILARITY"])),
-    )
+    conf = space_settings.effective(space)
+    return Thresholds(min_age_days=int(conf["consolidateMinAgeDays"]),
+                      digest_age_days=int(conf["consolidateDigestAgeDays"]),
+                      merge_similarity=float(conf["mergeSimilarity"]))
 
 
 def auto_consolidate(space: MemorySpace) -> bool:
-    return bool((space.settings or {}).get("autoConsolidate", settings.MEMORYHUB["AUTO_CONSOLIDATE"]))
+    return bool(space_settings.effective(space)["autoConsolidate"])
 
 
 @dataclass
