@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from memoryhub.memories.models import Edge, EntityRef, Entry, Fact, OpLog, Persona, Topic
+from memoryhub.memories.models import ConsolidationRun, Edge, EntityRef, Entry, Fact, OpLog, Persona, Topic
 
 
 @admin.register(Entry)
@@ -53,3 +53,9 @@ class EntityRefAdmin(admin.ModelAdmin):
     list_filter = ("space",)
     search_fields = ("name",)
     raw_id_fields = ("entry",)
+
+
+@admin.register(ConsolidationRun)
+class ConsolidationRunAdmin(admin.ModelAdmin):
+    list_display = ("id", "space", "status", "method", "created_at", "undone_at")
+    list_filter = ("status", "space")
