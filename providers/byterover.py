@@ -121,7 +121,7 @@ class ByteRoverProvider(Provider):
         code, out, err, _ = self._run(["status"], self._timeout())
         if code != 0:
             raise ProviderError(f"brv status exited {code}: {(err or out)[:300]}")
-        return {"ok": True, "output": out[:2000], "directory": self.working_directory()}
+        return {"healthy": True, "output": out[:2000], "directory": self.working_directory()}
 
     def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
         """One agentic answer from `brv query`, as a single unscored record (the CLI returns prose, not hits)."""

@@ -88,19 +88,17 @@ class HindsightProvider(Provider):
         health = self._dict(self.http.get("/health"), "/health")
         if health.get("status") != "healthy":
             raise ProviderError(f"Hindsight reports {health.get('status')!r}")
-        return {"ok": True, "database": health.get("database", ""), "stats": self.stats()}
+        return {"healthy": True, "database": health.get("database", ""), "stats": self.stats()}
 
     def stats(self) -> dict[str, Any] | None:
         """The bank's real counters, or None on older servers (or a bank not created yet)."""
-        try:
-            return self._dict(self.http.get(f"{self.bank}/stats"), "stats")
-        except ProviderError as exc:
-            if getattr(exc, "status", None) == 404:
-                return None
-            raise
+        data = self._bank_read("GET", "/stats")
+        return None if data is None else self._dict(data, "stats")
 
     def entities(self, limit: int = 100) -> list[dict[str, Any]]:
-        data = self.http.get(f"{self.bank}/entities", params={"limit": limit})
+        data = self._bank_read("GET", "/entities", params={"limit": limit})
+        if data is None:
+            return []
         return [{"id": str(e["id"]), "name": str(e.get("canonical_name", "")), "mentions": e.get("mention_count", 0),
                  "first_seen": e.get("first_seen"), "last_seen": e.get("last_seen")}
                 for e in self._items(data, "items", "entities")]
@@ -114,14 +112,20 @@ class HindsightProvider(Provider):
                       extra={"type": item.get("type") or item.get("fact_type"), "document_id": item.get("document_id"),
                              "entities": _entity_list(item.get("entities")), "state": item.get("state", "valid")})
 
-    def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
+    def _bank_read(self, method: str, path: str, **kw: Any) -> Any:
+        """A read of the bank; None while the bank does not exist (the first retain creates it)."""
         try:
-            data = self.http.post(f"{self.bank}/memories/recall", {"query": query, "budget": self.budget,
-                                                                    "max_tokens": 4096}, retry=True)
+            return self.http.request(method, f"{self.bank}{path}", **kw)
         except ProviderError as exc:
             if getattr(exc, "status", None) == 404:
-                return []  # retain creates the bank; until then there is nothing to recall
+                return None
             raise
+
+    def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
+        data = self._bank_read("POST", "/memories/recall", json_body={"query": query, "budget": self.budget,
+                                                                       "max_tokens": 4096}, retry=True)
+        if data is None:
+            return []
         records = []
         for item in self._items(data, "results", "recall")[:limit]:
             final = (item.get("scores") or {}).get("final") if isinstance(item.get("scores"), dict) else None
@@ -130,12 +134,9 @@ class HindsightProvider(Provider):
         return records
 
     def browse(self, limit: int = 50, offset: int = 0, **filters: Any) -> list[Record]:
-        try:
-            data = self.http.get(f"{self.bank}/memories/list", params={"limit": limit, "offset": offset})
-        except ProviderError as exc:
-            if getattr(exc, "status", None) == 404:
-                return []
-            raise
+        data = self._bank_read("GET", "/memories/list", params={"limit": limit, "offset": offset})
+        if data is None:
+            return []
         return [self._record(item) for item in self._items(data, "items", "memory list")]
 
     def get(self, record_id: str) -> Record:
@@ -177,7 +178,10 @@ class HindsightProvider(Provider):
                    "invalidate")
 
     def graph(self, limit: int = 200) -> dict[str, Any]:
-        data = self._dict(self.http.get(f"{self.bank}/graph", params={"limit": limit}), "graph")
+        data = self._bank_read("GET", "/graph", params={"limit": limit})
+        if data is None:
+            return {"nodes": [], "edges": []}
+        data = self._dict(data, "graph")
         nodes, edges = data.get("nodes"), data.get("edges")
         if not isinstance(nodes, list) or not isinstance(edges, list):
             raise ProviderError("Hindsight answered a graph without nodes and edges")

@@ -205,7 +205,7 @@ class OpenVikingProvider(Provider):
         health = self.http.get("/health")
         if not isinstance(health, dict) or health.get("healthy") is False:
             raise ProviderError("OpenViking /health did not report healthy")
-        return {"ok": True, "version": str(health.get("version", "")), "user": self._status_user()}
+        return {"healthy": True, "version": str(health.get("version", "")), "user": self._status_user()}
 
     def _read(self, uri: str) -> str:
         result = self._call("GET", "/api/v1/content/read", params={"uri": uri})

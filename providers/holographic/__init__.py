@@ -79,7 +79,7 @@ class HolographicProvider(Provider):
 
     def status(self) -> dict[str, Any]:
         data = self.store.read()
-        return {"ok": True, "path": self.store.path, "facts": len(data["facts"])}
+        return {"healthy": True, "path": self.store.path, "facts": len(data["facts"])}
 
     def remember(self, text: str, *, title: str = "", category: str = "general",
                  tags: list[str] | None = None, at: str = "", **extra: Any) -> Receipt:

@@ -10,6 +10,7 @@ import pytest
 
 from providers.base import ProviderError
 from providers.byterover import ByteRoverProvider
+from tests.providers.contract import ContractSuite
 
 FAKE_BRV = str(Path(__file__).parent / "fakes" / "brv")
 
@@ -26,6 +27,30 @@ def make(tmp_path):
     def make(**config):
         return ByteRoverProvider({"cliPath": FAKE_BRV, "_workspace_dir": str(tmp_path / "ws"), **config})
     return make
+
+
+class TestByteRoverContract(ContractSuite):
+    """The shared suite through the fake CLI; the HTTP fault tests do not apply to a CLI."""
+
+    second_space = {"workingDirectory": "second"}
+
+    @pytest.fixture
+    def make_provider(self, tmp_path):
+        def make(**overrides):
+            config = {"cliPath": FAKE_BRV, "_workspace_dir": str(tmp_path / "ws"), **overrides}
+            if "workingDirectory" in overrides:
+                config["workingDirectory"] = str(tmp_path / overrides["workingDirectory"])
+                os.makedirs(config["workingDirectory"], exist_ok=True)
+            return ByteRoverProvider(config)
+        return make
+
+    @pytest.fixture
+    def bad_credentials_provider(self):
+        return None
+
+    @pytest.fixture
+    def fake(self):
+        return None
 
 
 def test_capabilities_are_only_status_query_curate():
@@ -60,7 +85,7 @@ def test_query_text_that_looks_like_a_flag_stays_an_argument(make, log):
 
 def test_status(make):
     status = make().status()
-    assert status["ok"] and "Context Tree" in status["output"]
+    assert status["healthy"] and "Context Tree" in status["output"]
 
 
 def test_working_directory_overrides(make, tmp_path):

@@ -8,10 +8,7 @@ from providers.base import ProviderError
 from providers.hindsight import HindsightProvider
 from tests.providers.fakes.hindsight import FakeHindsight
 
-try:
-    from tests.providers.contract import ContractSuite
-except ImportError:  # the shared suite lands with branch prov1
-    ContractSuite = None
+from tests.providers.contract import ContractSuite
 
 
 @pytest.fixture
@@ -45,9 +42,10 @@ def hs(make_provider):
     return make_provider()
 
 
-@pytest.mark.skipif(ContractSuite is None, reason="tests.providers.contract is not merged yet")
-class TestHindsightContract(ContractSuite or object):
+class TestHindsightContract(ContractSuite):
     """The shared contract suite; its fixtures are the module's `fake`, `make_provider`, `bad_credentials_provider`."""
+
+    second_space = {"bankId": "second-bank"}
 
 
 def test_remember_is_an_async_retain_and_only_accepted(fake, hs):
@@ -98,7 +96,7 @@ def test_stats_entities_and_graph_come_from_the_bank(fake, hs):
         fake.pending.append(("demo", "op", {"content": text, "entities": [{"text": e} for e in ents]}))
     fake.operations["op"] = {"status": "pending"}
     status = hs.status()
-    assert status["ok"] and status["stats"]["total_nodes"] == 3
+    assert status["healthy"] and status["stats"]["total_nodes"] == 3
     [entity] = hs.entities()
     assert (entity["id"], entity["name"], entity["mentions"]) == ("ent-PostgreSQL", "PostgreSQL", 2)
     graph = hs.graph()
@@ -110,7 +108,7 @@ def test_stats_entities_and_graph_come_from_the_bank(fake, hs):
 def test_older_server_without_stats_still_recalls_and_graphs(fake, hs):
     fake.has_stats = False
     hs.remember("Alice prefers green tea.")
-    assert hs.status() == {"ok": True, "database": "connected", "stats": None}
+    assert hs.status() == {"healthy": True, "database": "connected", "stats": None}
     assert hs.search("green tea") and hs.graph()["nodes"]
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from providers.base import ProviderError
 from providers.holographic import HolographicProvider
+from tests.providers.contract import ContractSuite
 
 
 @pytest.fixture
@@ -17,6 +18,29 @@ def make(tmp_path):
     def make(**config):
         return HolographicProvider({"_workspace_dir": str(tmp_path / "ws"), **config})
     return make
+
+
+class TestHolographicContract(ContractSuite):
+    """The shared suite on real files; there is no server, so the fault tests skip."""
+
+    second_space = {"_workspace_dir": "second-workspace"}
+
+    @pytest.fixture
+    def make_provider(self, tmp_path):
+        def make(**overrides):
+            config = {"_workspace_dir": str(tmp_path / "ws"), **overrides}
+            if not os.path.isabs(config["_workspace_dir"]):
+                config["_workspace_dir"] = str(tmp_path / config["_workspace_dir"])
+            return HolographicProvider(config)
+        return make
+
+    @pytest.fixture
+    def bad_credentials_provider(self):
+        return None
+
+    @pytest.fixture
+    def fake(self):
+        return None
 
 
 def test_data_path_follows_the_workspace_unless_overridden(make, tmp_path):

@@ -8,10 +8,7 @@ from providers.base import ProviderError, Receipt
 from providers.openviking import OpenVikingProvider
 from tests.providers.fakes.openviking import FakeOpenViking
 
-try:
-    from tests.providers.contract import ContractSuite
-except ImportError:  # the shared suite lands with branch prov1
-    ContractSuite = None
+from tests.providers.contract import ContractSuite
 
 ROOT = "viking://user/alice/memories"
 
@@ -48,9 +45,10 @@ def ov(make_provider):
     return make_provider()
 
 
-@pytest.mark.skipif(ContractSuite is None, reason="tests.providers.contract is not merged yet")
-class TestOpenVikingContract(ContractSuite or object):
+class TestOpenVikingContract(ContractSuite):
     """The shared contract suite; its fixtures are the module's `fake`, `make_provider`, `bad_credentials_provider`."""
+
+    second_space = {"targetUri": "viking://user/bob/memories", "discoveryUser": "bob", "apiKey": "key-bob"}
 
 
 def _written(fake, provider, text="Alice prefers green tea.", **kw) -> Receipt:
@@ -183,7 +181,7 @@ def test_validate_config_rejects_an_invalid_answer(fake, ov):
 
 def test_health_alone_is_not_enough(fake, ov):
     fake.missing_roots.add(ROOT)
-    assert ov.status()["ok"]
+    assert ov.status()["healthy"]
     with pytest.raises(ProviderError):
         ov.validate_config()
 
