@@ -66,12 +66,13 @@ def test_form_fields_follow_declared_inputs(client, staff):
     assert 'type="url" name="endpoint"' in html
 
 
-def test_byterover_byte_secret_shows_not_set_then_configured_never_the_value(client, staff):
+def test_byterover_secret_shows_not_set_then_configured_never_the_value(client, staff):
     url = reverse("dashboard:provider-save", args=["byterover"])
     r = client.post(url, {"cliPath": "/usr/local/bin/brv", "apiKey": "brv-very-secret-key", "defaultDirectory": ""})
     assert r.status_code == 302
     assert secrets.for_kind("byterover") == {"apiKey": "brv-very-secret-key"}
-    assert ProviderService.objects.get(kind="byterover").config == {"cliPath": "/usr/local/bin/brv", "defaultDirectory": ""}
+    config = ProviderService.objects.get(kind="byterover").config
+    assert config == {"cliPath": "/usr/local/bin/brv", "defaultDirectory": ""}
     page = client.get(reverse("dashboard:providers")).content.decode()
     assert "brv-very-secret-key" not in page
     assert 'data-secret="apiKey">configured<' in page.replace("\n", "")
@@ -170,3 +171,12 @@ def test_save_enforces_csrf(staff, django_user_model):
     r = csrf_client.post(reverse("dashboard:provider-save", args=["holographic"]), {"dataPath": "/tmp/x"})
     assert r.status_code == 403
     assert not ProviderService.objects.filter(kind="holographic").exists()
+
+
+def test_pages_speak_simplified_chinese_when_the_browser_asks(client, staff):
+    html = client.get(reverse("dashboard:providers"), HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9").content.decode()
+    assert "Provider 服务" in html and "召回 / 浏览" in html and "受控硬删除" in html
+    assert '<html lang="zh-hans">' in html
+    assert "记忆空间" in client.get(reverse("dashboard:home"), HTTP_ACCEPT_LANGUAGE="zh-Hans").content.decode()
+    assert "运行自检" in client.get(reverse("dashboard:jobs"), HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "创建令牌" in client.get(reverse("dashboard:tokens"), HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()

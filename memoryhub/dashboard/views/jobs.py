@@ -30,7 +30,7 @@ def _elapsed(job: Job) -> str:
     return _("%(minutes)d min %(seconds)d s") % {"minutes": minutes, "seconds": rest}
 
 
-def _table(request: HttpRequest) -> dict:
+def _table() -> dict:
     """Context for the job table; `polling` keeps the table refreshing while work is pending."""
     jobs = list(Job.objects.select_related("space")[:SHOWN])
     for job in jobs:
@@ -41,7 +41,7 @@ def _table(request: HttpRequest) -> dict:
 
 def _respond(request: HttpRequest) -> HttpResponse:
     if htmx_partial(request):
-        return render(request, "dashboard/jobs.html#job-table", _table(request))
+        return render(request, "dashboard/jobs.html#job-table", _table())
     return redirect("dashboard:jobs")
 
 
@@ -50,7 +50,7 @@ def _respond(request: HttpRequest) -> HttpResponse:
 def job_list(request: HttpRequest) -> HttpResponse:
     runner.fail_stale()
     template = "dashboard/jobs.html#job-table" if htmx_partial(request) else "dashboard/jobs.html"
-    return render(request, template, _table(request))
+    return render(request, template, _table())
 
 
 @require_POST

@@ -23,6 +23,7 @@ from memoryhub.spaces.services import check_service, save_service
 from providers.base import Provider, ProviderError
 from providers.registry import PROVIDERS, get_provider_class
 
+
 @dataclass
 class Card:
     """Everything one provider card shows."""
@@ -43,16 +44,11 @@ class Card:
         return bool(self.cls.service_fields)
 
 
-def _provider_class(kind: str) -> type[Provider]:
-    """The adapter class of a kind, or 404 for kinds the registry does not know."""
+def _configurable_class(kind: str) -> type[Provider]:
+    """The adapter class of a kind with service config; 404 for unknown kinds and for native."""
     if kind not in PROVIDERS:
         raise Http404("unknown provider")
-    return get_provider_class(kind)
-
-
-def _configurable_class(kind: str) -> type[Provider]:
-    """Like _provider_class, but 404 for kinds without service config (native)."""
-    cls = _provider_class(kind)
+    cls = get_provider_class(kind)
     if not cls.service_fields:
         raise Http404("this provider has no service config")
     return cls
@@ -63,13 +59,13 @@ def _form(cls: type[Provider], service: ProviderService | None, data=None) -> Se
     return ServiceForm(cls, (service.config if service else {}), status, data=data)
 
 
-def _card(kind: str, data=None, space_count: int | None = None, **extra) -> Card:
+def _card(kind: str, space_count: int | None = None, **extra) -> Card:
     cls = get_provider_class(kind)
     service = ProviderService.objects.filter(kind=kind).first()
     if space_count is None:
         space_count = MemorySpace.objects.filter(provider=kind).count()
     state = provider_state(kind)
-    form = _form(cls, service, data) if cls.service_fields else None
+    form = _form(cls, service) if cls.service_fields else None
     return Card(kind=kind, cls=cls, service=service, form=form, configured=state["configured"],
                 available=state["available"], space_count=space_count, **extra)
 
