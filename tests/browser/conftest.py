@@ -49,8 +49,16 @@ def browser_page(chromium_browser, live_server, transactional_db):
     context.close()
 
 
+@pytest.fixture(autouse=True)
+def private_secrets_file(settings, tmp_path):
+    """Provider secrets saved during a browser test go to a file of its own."""
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "SECRETS_FILE": tmp_path / "state" / "memory-providers.json"}
+
+
 @pytest.fixture
-def staff_user(transactional_db, django_user_model):
+def staff_user(transactional_db, django_user_model, settings):
+    """A staff user; a fast password hasher keeps logging in through the form quick."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     return django_user_model.objects.create_user(STAFF_USERNAME, password=STAFF_PASSWORD, is_staff=True)
 
 

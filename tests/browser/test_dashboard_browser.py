@@ -20,11 +20,6 @@ pytestmark = pytest.mark.browser
 SECRET = "browser-secret-value-42"
 
 
-@pytest.fixture(autouse=True)
-def secrets_file(settings, tmp_path):
-    settings.MEMORYHUB = {**settings.MEMORYHUB, "SECRETS_FILE": tmp_path / "state" / "memory-providers.json"}
-
-
 def test_login_refuses_a_wrong_password_then_lets_staff_in(browser_page, staff_user):
     page = browser_page
     page.goto("/")
