@@ -139,6 +139,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
     }
+    # Tests run on a real file, so threads (compaction beside a writer) see SQLite's real locking.
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test-memoryhub.sqlite3")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -216,8 +218,6 @@ LOGGING = {
 MEMORYHUB = {
     "ADMIN_USER": os.environ.get("MEMORYHUB_ADMIN_USER", "admin"),
     "MAX_ENTRY_CHARS": 8000,
-    "DEFAULT_INJECT_CHARS": envint("MEMORYHUB_MAX_INJECT_CHARS", 2600),
-    "MAX_RECALL": envint("MEMORYHUB_MAX_RECALL", 8),
     "OPLOG_KEEP": 5000,
     "SESSION_IDLE_MINUTES": envint("MEMORYHUB_SESSION_IDLE_MINUTES", 120),
     "PROVIDER_TIMEOUT": envfloat("MEMORYHUB_PROVIDER_TIMEOUT", 10.0),
@@ -228,4 +228,28 @@ MEMORYHUB = {
     "LLM_API_KEY": os.environ.get("MEMORYHUB_LLM_API_KEY", ""),
     "LLM_TIMEOUT": envfloat("MEMORYHUB_LLM_TIMEOUT", 25.0),
     "RATE_LIMIT_PER_MINUTE": envint("MEMORYHUB_RATE_LIMIT_PER_MINUTE", 600),
+    "JOB_RETENTION_DAYS": envint("MEMORYHUB_JOB_RETENTION_DAYS", 30),
+    # Defaults of every per-space setting (memoryhub/spaces/space_settings.py); a space may override each.
+    "SPACE_DEFAULTS": {
+        "inject": envbool("MEMORYHUB_INJECT", "true"),
+        "maxInjectChars": envint("MEMORYHUB_MAX_INJECT_CHARS", 2600),
+        "maxRecall": envint("MEMORYHUB_MAX_RECALL", 8),
+        "autoSummarize": envbool("MEMORYHUB_AUTO_SUMMARIZE", "true"),
+        "summaryModel": os.environ.get("MEMORYHUB_SUMMARY_MODEL", ""),
+        "summaryTimeout": envfloat("MEMORYHUB_SUMMARY_TIMEOUT", 25.0),
+        "autoPersona": envbool("MEMORYHUB_AUTO_PERSONA", "true"),
+        "personaEvery": envint("MEMORYHUB_PERSONA_EVERY", 10),
+        "autoConsolidate": envbool("MEMORYHUB_AUTO_CONSOLIDATE", "false"),
+        "consolidateMinAgeDays": envint("MEMORYHUB_CONSOLIDATE_MIN_AGE_DAYS", 30),
+        "consolidateDigestAgeDays": envint("MEMORYHUB_CONSOLIDATE_DIGEST_AGE_DAYS", 3),
+        "mergeSimilarity": envfloat("MEMORYHUB_MERGE_SIMILARITY", 0.82),
+        "maxEntries": envint("MEMORYHUB_MAX_ENTRIES", 20000),
+        "recordSubagents": envbool("MEMORYHUB_RECORD_SUBAGENTS", "false"),
+        "recallPolicy": os.environ.get("MEMORYHUB_RECALL_POLICY", "strict-v1"),
+        "recallLow": envfloat("MEMORYHUB_RECALL_LOW", 0.25),
+        "recallHigh": envfloat("MEMORYHUB_RECALL_HIGH", 0.6),
+        "recallMultiplier": envfloat("MEMORYHUB_RECALL_MULTIPLIER", 3.0),
+        "recallMaxMedium": envint("MEMORYHUB_RECALL_MAX_MEDIUM", 4),
+        "recallMaxUnknown": envint("MEMORYHUB_RECALL_MAX_UNKNOWN", 2),
+    },
 }

@@ -165,7 +165,7 @@ class HindsightProvider(Provider):
                 raise
             status = getattr(exc, "status", None)
             state = "failed" if status is not None and 400 <= status < 500 else "unknown"
-            return Receipt(state, uri=uri, error=exc.message, detail={**detail, "timeout": exc.timeout})
+            return Receipt(state, uri=uri, error=exc.message, detail=detail)
         if not isinstance(data, dict) or data.get("success") is not True:
             return Receipt("unknown", uri=uri, error=f"POST {uri} did not confirm the retain", detail=detail)
         detail["operation_id"] = str(data.get("operation_id") or operation_id)

@@ -212,10 +212,7 @@ def failed_write(exc: ProviderError) -> Receipt:
         raise exc
     status = getattr(exc, "status", None)
     state = "failed" if status is not None and 400 <= status < 500 and status != 429 else "unknown"
-    detail = {"status": status} if status else {}
-    if exc.timeout:
-        detail["timeout"] = True
-    return Receipt(state, uri=exc.uri, error=exc.message, detail=detail)
+    return Receipt(state, uri=exc.uri, error=exc.message, detail={"status": status} if status else {})
 
 
 def expect(value: Any, kind: type | tuple[type, ...], what: str) -> Any:

@@ -286,7 +286,7 @@ class OpenVikingProvider(Provider):
             status = getattr(exc, "status", None)
             if status is not None and 400 <= status < 500:
                 return Receipt("failed", uri=uri, error=exc.message, detail=detail)
-            return Receipt("unknown", uri=uri, detail={**detail, "timeout": exc.timeout},
+            return Receipt("unknown", uri=uri, detail=detail,
                            error=f"{exc.message}; {uri} may have been written, check it before retrying")
         if not isinstance(result, dict):
             return Receipt("unknown", uri=uri, detail=detail,
