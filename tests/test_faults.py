@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from memoryhub.memories.models import Entry
+from memoryhub.memories.models import Entry, RemoteWrite
+from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import save_service
 from providers.registry import get_provider_class
 from tests.procs import hub_env, in_django, manage, on_postgres, qcluster
@@ -60,7 +61,7 @@ def timed(call):
 
 
 @pytest.mark.parametrize("fault", sorted(FAULT_CODES))
-def test_a_failing_provider_write_is_a_clear_bounded_error_and_local_memory_still_works(api, remote, fault):
+def test_a_failing_provider_write_is_a_clear_bounded_error_kept_locally_and_native_memory_still_works(api, remote, fault):
     api.tool("memory_note", text="the native space keeps working")
     remote.set_fault(fault)
     response, took = timed(lambda: api.tool("memory_save", category="fact", title="t", body="to the remote",
@@ -69,6 +70,9 @@ def test_a_failing_provider_write_is_a_clear_bounded_error_and_local_memory_stil
     assert took < BOUND
     assert (response.status_code, response.json().get("error", {}).get("code")) == (status, code), response.json()
     assert "Traceback" not in response.content.decode()
+    kept = RemoteWrite.objects.get(space__slug="remote")
+    assert kept.body == "to the remote" and kept.state in ("failed", "unknown") and kept.error
+    assert MemorySpace.objects.get(slug="remote").last_error
     turn = api.turn("after the provider failed, turns still land natively")
     assert turn.status_code == 201
     assert Entry.objects.live().count() == 2
