@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from memoryhub import __version__
 from memoryhub.api import args as A
-from memoryhub.api import tools
+from memoryhub.api import notebook_tools, tools
 from memoryhub.api.access import allowed_spaces, read_spaces, workspace_arg, write_space
 from memoryhub.api.endpoint import Call, endpoint
 from memoryhub.api.errors import ApiError, bad
@@ -112,11 +112,15 @@ def context(request: HttpRequest, call: Call) -> dict:
     query = A.text(body, "query", max_len=4000)
     max_chars = A.integer(body, "max_chars", default=settings.MEMORYHUB["DEFAULT_INJECT_CHARS"], low=0, high=100_000)
     spaces = read_spaces(call, body)
-    call.session(session_id)
-    ctx, cards = recall.build_context(spaces, query, max_chars=max_chars, origin=recall.origin_filter(call.origin),
+    session = call.session(session_id)
+    # Notebooks first, as frozen at the session's first call; they count against the budget.
+    pinned, pinned_items = notebook_tools.pinned(call, session, body, max_chars)
+    rest = max_chars - len(pinned) - (1 if pinned else 0)
+    ctx, cards = recall.build_context(spaces, query, max_chars=max(0, rest), origin=recall.origin_filter(call.origin),
                                       max_cards=settings.MEMORYHUB["MAX_RECALL"])
     recall.note_recall(cards, query, call.actor)
-    return {"text": ctx.text, "chars": ctx.chars, "items": ctx.items}
+    text = "\n".join(t for t in (pinned, ctx.text) if t)
+    return {"text": text, "chars": len(text), "items": pinned_items + ctx.items}
 
 
 @endpoint("POST")

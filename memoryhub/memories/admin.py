@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from memoryhub.memories.models import Edge, EntityRef, Entry, Fact, OpLog, Persona, Topic
+from memoryhub.memories.models import Edge, EntityRef, Entry, Fact, Notebook, OpLog, Persona, Topic
 
 
 @admin.register(Entry)
@@ -53,3 +53,9 @@ class EntityRefAdmin(admin.ModelAdmin):
     list_filter = ("space",)
     search_fields = ("name",)
     raw_id_fields = ("entry",)
+
+
+@admin.register(Notebook)
+class NotebookAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "updated_at", "updated_by")
+    list_filter = ("target",)
