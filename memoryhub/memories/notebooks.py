@@ -281,10 +281,13 @@ def import_text(workspace: Workspace | None, target: str, text: str, *, actor: s
         redactions += count
         if cleaned not in entries:
             entries.append(cleaned)
+    size, cap = len(joined(entries)), limit(target)
+    if size > cap:
+        raise Refused(f"the uploaded {FILENAMES[target]} is {size} characters; the limit is {cap}. "
+                      "Shorten it and upload again.", target=target)
     with transaction.atomic():
         book = load(workspace, target, lock=True)
         current = list(book.entries)
-        check_limits({target: entries}, {target: current}, [target])
         applied = [Applied("remove", target, "removed", "", before=e) for e in current if e not in entries]
         applied += [Applied("add", target, "added", "", after=e) for e in entries if e not in current]
         _commit(workspace, {target: book}, {target: entries}, applied, actor=actor, user=user, action="import")
@@ -306,9 +309,10 @@ def _commit(workspace: Workspace | None, books: dict[str, Notebook], working: di
     where = scope_key(workspace)
     if action == "import":
         for target in books:
+            summary = {"removed": " | ".join(preview(a.before) for a in changed if a.before),
+                       "added": " | ".join(preview(a.after) for a in changed if a.after)}
             record(actor, "notebook.import", f"{where}/{FILENAMES[target]}", user=user,
-                   added=[preview(a.after) for a in changed if a.after], removed=[preview(a.before) for a in changed
-                                                                                   if a.before])
+                   **{k: clip(v, 500) for k, v in summary.items() if v})
     else:
         for a in changed:
             record(actor, f"notebook.{a.action}", f"{where}/{FILENAMES[a.target]}", user=user,
