@@ -117,7 +117,7 @@ def context(request: HttpRequest, call: Call) -> dict:
     pinned, pinned_items = notebook_tools.pinned(call, session, body, max_chars)
     rest = max_chars - len(pinned) - (1 if pinned else 0)
     ctx, cards = recall.build_context(spaces, query, max_chars=max(0, rest), origin=recall.origin_filter(call.origin),
-                                      max_cards=settings.MEMORYHUB["MAX_RECALL"])
+                                      max_cards=settings.MEMORYHUB["MAX_RECALL"], session_id=session_id)
     recall.note_recall(cards, query, call.actor)
     text = "\n".join(t for t in (pinned, ctx.text) if t)
     return {"text": text, "chars": len(text), "items": pinned_items + ctx.items}
