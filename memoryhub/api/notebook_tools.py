@@ -84,7 +84,8 @@ def operations(args: dict) -> list[nb.Op]:
 @tool("memory", DESCRIPTION,
       {"action": {"type": "string", "enum": list(nb.ACTIONS)}, "target": {"type": "string", "enum": list(nb.TARGETS)},
        "content": {"type": "string", "description": "The entry text (add, replace)."},
-       "old_text": {"type": "string", "description": "The whole entry, or a substring of exactly one (replace, remove)."},
+       "old_text": {"type": "string",
+                    "description": "The whole entry, or a substring of exactly one (replace, remove)."},
        "operations": {"type": "array", "items": OPERATION, "maxItems": MAX_OPERATIONS}, "workspace": WORKSPACE})
 def memory(call: Call, session_id: str, args: dict) -> dict:
     ops = operations(args)

@@ -13,7 +13,7 @@ import logging
 import os
 import re
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -68,7 +68,8 @@ THREATS: list[tuple[str, re.Pattern[str]]] = [
     # chat-template role markers that fake a system turn
     ("role_markers", re.compile(r"<\|(?:im_start|im_end|endoftext|system)\|>|</?system\s*>", re.I)),
     # zero-width, bidi-override and tag characters hide text from the person reading the file
-    ("invisible_unicode", re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")),
+    ("invisible_unicode", re.compile(
+        "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")),
 ]
 
 
@@ -120,7 +121,6 @@ class Outcome:
     applied: list[Applied]
     entries: dict[str, list[str]]
     redactions: int = 0
-    touched: set[str] = field(default_factory=set)
 
 
 # --- the file format ---------------------------------------------------------------
@@ -270,7 +270,7 @@ def apply(workspace: Workspace | None, ops: list[Op], *, actor: str, user=None, 
             redactions += count
         check_limits(working, current, targets)
         _commit(workspace, books, working, applied, actor=actor, user=user, session_id=session_id, origin=origin)
-    return Outcome(applied, working, redactions, set(targets))
+    return Outcome(applied, working, redactions)
 
 
 def import_text(workspace: Workspace | None, target: str, text: str, *, actor: str, user=None) -> Outcome:
@@ -291,7 +291,7 @@ def import_text(workspace: Workspace | None, target: str, text: str, *, actor: s
         applied = [Applied("remove", target, "removed", "", before=e) for e in current if e not in entries]
         applied += [Applied("add", target, "added", "", after=e) for e in entries if e not in current]
         _commit(workspace, {target: book}, {target: entries}, applied, actor=actor, user=user, action="import")
-    return Outcome(applied, {target: entries}, redactions, {target})
+    return Outcome(applied, {target: entries}, redactions)
 
 
 def _commit(workspace: Workspace | None, books: dict[str, Notebook], working: dict[str, list[str]],

@@ -109,6 +109,7 @@ def notebook_import(request: HttpRequest, scope: str, target: str) -> HttpRespon
 def notebook_download(request: HttpRequest, scope: str, target: str) -> HttpResponse:
     """The file as stored in the database (the source of truth), in the plain `§` format."""
     workspace, target = scope_workspace(scope), checked_target(target)
-    response = HttpResponse(nb.render_file(nb.entries_of(workspace)[target]), content_type="text/markdown; charset=utf-8")
+    text = nb.render_file(nb.entries_of(workspace)[target])
+    response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{nb.FILENAMES[target]}"'
     return response
