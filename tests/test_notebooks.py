@@ -290,3 +290,12 @@ def test_other_origins_and_restricted_tokens_do_not_use_the_global_notebooks(api
     narrow = api_factory(name="narrow", spaces=[other])
     assert narrow.tool("memory", action="add", target="user", content="x").status_code == 403
     assert "private to the owner" not in context(narrow)["text"]
+
+
+def test_without_max_chars_the_home_space_budget_bounds_the_notebooks(api):
+    for i in range(8):
+        memory(api, action="add", target="memory", content=f"entry number {i} " + "z" * 100)
+    MemorySpace.objects.filter(slug="default").update(settings={"maxInjectChars": 300})
+    data = context(api, session_id="home-budget")
+    assert 0 < data["chars"] <= 300
+    assert data["items"][0]["truncated"] is True
