@@ -160,5 +160,4 @@ def tool_call(request: HttpRequest, call: Call, name: str) -> dict:
     session_id = session_arg(call.body)
     arguments = A.obj(call.body.get("arguments"), "arguments")
     call.session(session_id)
-    with transaction.atomic():
-        return {"result": tools.run(call, name, session_id, arguments)}
+    return {"result": tools.run(call, name, session_id, arguments)}

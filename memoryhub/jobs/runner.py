@@ -24,6 +24,7 @@ JOB_KINDS: dict[str, tuple[str, str]] = {
     # kind: (label, dotted path of the job function)
     "selftest": ("Self test", "memoryhub.jobs.runner.selftest"),
     "persona_rebuild": ("Persona rebuild", "memoryhub.memories.jobs.persona_rebuild"),
+    "verify_write": ("Verify a remote write", "memoryhub.memories.jobs.verify_write"),
 }
 
 

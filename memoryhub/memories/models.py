@@ -188,6 +188,40 @@ class EntityRef(models.Model):
         return self.name
 
 
+class RemoteWrite(models.Model):
+    """A write sent to a third-party provider, kept locally with its receipt.
+
+    Nothing is lost when a provider is slow or down, and writes whose outcome is not yet
+    proven (OpenViking verification, timeouts) stay visible as "pending check".
+    """
+
+    STATES = [(s, s) for s in ("committed", "accepted", "pending_verification", "unknown", "failed")]
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="remote_writes")
+    state = models.CharField(max_length=24, choices=STATES, db_index=True)
+    provider_id = models.CharField(max_length=500, blank=True)
+    uri = models.CharField(max_length=1000, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    title = models.CharField(max_length=300, blank=True)
+    body = models.TextField()
+    category = models.CharField(max_length=20, default="general")
+    session_id = models.CharField(max_length=200, blank=True)
+    origin = models.CharField(max_length=60, default="local")
+    created_at = models.DateTimeField(default=timezone.now)
+    checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.space_id} {self.state} {self.provider_id or self.uri}"
+
+    @property
+    def needs_check(self) -> bool:
+        return self.state in ("pending_verification", "unknown")
+
+
 class Notebook(models.Model):
     """One hot-memory file (MEMORY.md or USER.md) of a workspace, or of the hub when workspace is empty.
 
