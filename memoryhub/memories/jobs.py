@@ -44,3 +44,62 @@ def verify_write(job: Job) -> dict:
     finally:
         provider.close()
     return {"write": write.pk, "state": receipt.state, "error": receipt.error}
+
+
+def consolidate_space(job: Job) -> dict:
+    """Apply a fresh consolidation plan to the job's space (the preview was only a preview)."""
+    from memoryhub.memories import consolidate
+
+    run = consolidate.apply(job.space, actor=job.params.get("actor", "job"), progress=lambda p, m: job_progress(job, p, m))
+    return {"run": run.pk, **run.counts, "method": run.method}
+
+
+def consolidate_undo(job: Job) -> dict:
+    """Undo a consolidation run (and any later one of the same space)."""
+    from memoryhub.memories import consolidate
+    from memoryhub.memories.models import ConsolidationRun
+
+    run = ConsolidationRun.objects.get(pk=job.params["run"], space=job.space)
+    return {"undone": [r.pk for r in consolidate.undo(run, actor=job.params.get("actor", "job"))]}
+
+
+def daily_consolidation() -> dict:
+    """The django-q2 schedule's task: one consolidate job per native space with autoConsolidate on."""
+    from memoryhub.jobs.runner import enqueue
+    from memoryhub.memories import consolidate
+    from memoryhub.spaces.models import MemorySpace
+
+    queued = {}
+    for space in MemorySpace.objects.filter(provider="native", active=True):
+        if consolidate.auto_consolidate(space):
+            queued[space.slug] = enqueue("consolidate", space=space, params={"actor": "schedule"}).pk
+    return queued
+
+
+def compact_storage(job: Job) -> dict:
+    """Trim what only grows and give the space back to the file system."""
+    from memoryhub.memories import compact
+
+    return compact.compact(job_days=job.params.get("days"), progress=lambda p, m: job_progress(job, p, m))
+
+
+def import_history(job: Job) -> dict:
+    """Backfill a file or directory into the job's space, with progress; re-running adds nothing."""
+    from pathlib import Path
+
+    from memoryhub.memories import importers
+
+    job_progress(job, 2, "reading the file")
+    batch = importers.load(Path(job.params["path"]), job.params.get("format", "auto"), job.params.get("origin", "local"))
+    return importers.run(job.space, batch, actor=job.params.get("actor", "import"),
+                         progress=lambda p, m: job_progress(job, p, m))
+
+
+def retag_origin(job: Job) -> dict:
+    """Apply an origin re-tag from a sessions.json map."""
+    from pathlib import Path
+
+    from memoryhub.memories.importers import retag
+
+    mapping = retag.load_mapping(Path(job.params["path"]), job.params.get("origin", "qq"))
+    return {"changed": retag.apply(job.space, mapping, actor=job.params.get("actor", "job"))}

@@ -222,6 +222,29 @@ class RemoteWrite(models.Model):
         return self.state in ("pending_verification", "unknown")
 
 
+class ConsolidationRun(models.Model):
+    """What one consolidation run marked and created, exactly, so it can be undone."""
+
+    STATUS_CHOICES = [("applied", "applied"), ("undone", "undone")]
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="consolidation_runs")
+    status = models.CharField(max_length=10, choices=STATUS_CHOICES, default="applied")
+    counts = models.JSONField(default=dict, blank=True)
+    merged = models.JSONField(default=dict, blank=True, help_text="{loser id: winner id}")
+    digested = models.JSONField(default=dict, blank=True, help_text="{digest id: [turn ids]}")
+    archived = models.JSONField(default=list, blank=True, help_text="Entry ids this run archived.")
+    method = models.CharField(max_length=10, default="rule", help_text="How digests were written: rule | llm")
+    actor = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"consolidation #{self.pk} of {self.space} ({self.status})"
+
+
 class Notebook(models.Model):
     """One hot-memory file (MEMORY.md or USER.md) of a workspace, or of the hub when workspace is empty.
 

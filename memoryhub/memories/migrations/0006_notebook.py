@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memories', '0003_remote_write'),
+        ('memories', '0005_remote_write'),
         ('spaces', '0002_default_space'),
     ]
 

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memories', '0002_entry_fts'),
+        ('memories', '0004_daily_consolidation_schedule'),
         ('spaces', '0002_default_space'),
     ]
 
