@@ -5,8 +5,8 @@ import pytest
 pytestmark = pytest.mark.browser
 
 
-def test_add_an_entry_and_see_the_usage_bar_move(logged_in):
-    page = logged_in
+def test_add_an_entry_and_see_the_usage_bar_move(logged_in_page):
+    page = logged_in_page
     page.get_by_role("link", name="Notebook").click()
     page.wait_for_url("**/notebooks/global/")
     panel = page.locator("#notebook-memory")
