@@ -25,6 +25,7 @@ JOB_KINDS: dict[str, tuple[str, str]] = {
     "selftest": ("Self test", "memoryhub.jobs.runner.selftest"),
     "persona_rebuild": ("Persona rebuild", "memoryhub.memories.jobs.persona_rebuild"),
     "verify_write": ("Verify a remote write", "memoryhub.memories.jobs.verify_write"),
+    "summarize": ("Summarise a turn", "memoryhub.memories.jobs.summarize_entry"),
     "consolidate": ("Consolidation", "memoryhub.memories.jobs.consolidate_space"),
     "consolidate_undo": ("Undo consolidation", "memoryhub.memories.jobs.consolidate_undo"),
     "compact": ("Storage compaction", "memoryhub.memories.jobs.compact_storage"),

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from django.db import transaction
 from django.db.models import Count, F
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from memoryhub.memories import store
@@ -86,3 +87,29 @@ def keep(entry: Entry, *, actor: str = "") -> Candidate:
     edge_count = entry.edges_out.count()
     ei, days = effective_importance(entry, edge_count, now)
     return Candidate(entry, ei, days, edge_count, immune(entry))
+
+
+CAP_SAMPLE = 200
+CAP_BATCH = 10
+
+
+def archive_over_cap(space: MemorySpace, cap: int, *, keep: int | None = None) -> int:
+    """Over maxEntries, archive the weakest entries (never an immune one, never deleted), ten at a time.
+
+    The weakest are looked for among the least recently used non-immune entries, so a write
+    never has to rate the whole space.
+    """
+    recallable = Entry.objects.recallable().filter(space=space)
+    over = recallable.count() - cap
+    if over <= 0:
+        return 0
+    now = timezone.now()
+    pool = (recallable.filter(importance__lt=4, hits__lt=3).exclude(pk=keep)
+            .annotate(edge_count=Count("edges_out"), last_use=Coalesce("last_accessed_at", "at"))
+            .order_by("last_use")[:CAP_SAMPLE])
+    weakest = sorted(pool, key=lambda e: effective_importance(e, e.edge_count, now)[0])[:min(over, CAP_BATCH)]
+    ids = [e.pk for e in weakest]
+    Entry.objects.filter(pk__in=ids).update(archived=True)
+    if ids:
+        store.log_op(space, "prune", "", f"archived {len(ids)} over maxEntries={cap}: {ids}", "hub")
+    return len(ids)

@@ -103,3 +103,36 @@ def retag_origin(job: Job) -> dict:
 
     mapping = retag.load_mapping(Path(job.params["path"]), job.params.get("origin", "qq"))
     return {"changed": retag.apply(job.space, mapping, actor=job.params.get("actor", "job"))}
+
+
+def summarize_entry(job: Job) -> dict:
+    """Replace a turn's rule summary with a one-line model summary (autoSummarize with an LLM configured)."""
+    from memoryhub import llm
+    from memoryhub.memories import search
+    from memoryhub.memories.models import Entry
+    from memoryhub.memories.text import clip
+    from memoryhub.spaces import space_settings
+    from memoryhub.vault.redaction import redact
+
+    entry = Entry.objects.live().filter(pk=job.params["entry"]).first()
+    client = llm.get_client()
+    if entry is None or client is None:
+        return {"summarized": False}
+    config = space_settings.effective(entry.space)
+    client.model = config["summaryModel"] or client.model
+    try:
+        line = client.complete([
+            {"role": "system", "content": "Summarise the conversation turn in one line of at most 160 characters, "
+                                          "in the language it is written in. Answer with the line only."},
+            {"role": "user", "content": entry.body[:6000]},
+        ], timeout=float(config["summaryTimeout"]))
+    except llm.LLMError as exc:
+        return {"summarized": False, "error": str(exc)[:300]}
+    finally:
+        client.close()
+    summary = clip(redact(line.strip().strip('"')).text, 240)
+    if summary:
+        Entry.objects.filter(pk=entry.pk).update(summary=summary)
+        entry.summary = summary
+        search.index(entry)
+    return {"summarized": bool(summary)}

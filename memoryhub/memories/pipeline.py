@@ -6,13 +6,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from memoryhub.jobs import runner
-from memoryhub.memories import facts, persona, store, topics
+from memoryhub.memories import facts, gc, persona, store, topics
 from memoryhub.memories.models import Entry, RemoteWrite
 from memoryhub.memories.text import classify, clip, first_sentence
+from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for, record_space_error
 from memoryhub.vault import export
@@ -91,10 +93,15 @@ def grow(entry: Entry, result: Written, fact_text: str) -> None:
         changes = facts.apply_claims(entry.space, facts.extract(fact_text), source_entry=entry, origin=entry.origin)
         result.facts = {"asserted": [facts.fact_to_dict(f) for f in changes.asserted],
                         "invalidated": [facts.fact_to_dict(f) for f in changes.invalidated]}
+    config = space_settings.effective(entry.space)
     if entry.kind == "turn":
         topics.assign(entry)
+        if config["autoSummarize"] and settings.MEMORYHUB["LLM_BASE_URL"]:
+            runner.enqueue("summarize", space=entry.space, params={"entry": entry.pk})
     if persona.note_new_entry(entry.space):
         runner.enqueue("persona_rebuild", space=entry.space)
+    if config["maxEntries"]:
+        gc.archive_over_cap(entry.space, config["maxEntries"], keep=entry.pk)
 
 
 def turn_draft(user: str, assistant: str, *, session_id: str, at: datetime | None, origin: str,
