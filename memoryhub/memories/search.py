@@ -1,6 +1,6 @@
 """Full-text search over native entries, behind one small interface.
 
-SQLite: an FTS5 table whose rowid is the entry id, fed with our own tokens (words and
+SQLite: an FTS5 table whose rowid is the entry id, fed with our own tokens (stemmed words and
 CJK bigrams, see text.py) so 中文 and English queries both work; ranked by BM25 and the
 log hit boost `1 + ln(1 + hits) × 0.12`. Callers never see SQL: index(), unindex(), query().
 """
@@ -16,6 +16,10 @@ from django.db import connection
 from memoryhub.memories.text import tokenize
 
 FTS_TABLE = "memories_entry_fts"
+VOCAB_TABLE = "memories_entry_fts_vocab"
+# A query word in more documents than this adds almost nothing to BM25 but makes every search
+# score tens of thousands of rows; such words are left out of the match when rarer ones exist.
+COMMON_DOCS = 5000
 HIT_BOOST = 0.12
 DIGEST_BOOST = 1.3
 CANDIDATES = 200
@@ -26,13 +30,15 @@ def create_index(conn) -> None:
         with conn.cursor() as cur:
             cur.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5("
-                "tokens, tokenize = 'porter unicode61 remove_diacritics 2')"
+                "tokens, tokenize = 'unicode61 remove_diacritics 2')"
             )
+            cur.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB_TABLE} USING fts5vocab({FTS_TABLE}, row)")
 
 
 def drop_index(conn) -> None:
     if conn.vendor == "sqlite":
         with conn.cursor() as cur:
+            cur.execute(f"DROP TABLE IF EXISTS {VOCAB_TABLE}")
             cur.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
 
 
@@ -56,13 +62,21 @@ def unindex(entry_ids: Iterable[int]) -> None:
         cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid IN ({','.join(['%s'] * len(ids))})", ids)
 
 
-def match_expression(query: str) -> str:
-    """An FTS5 OR-query of the query's distinct tokens, each quoted (no operator injection)."""
-    seen: list[str] = []
-    for token in tokenize(query):
-        if token not in seen:
-            seen.append(token)
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in seen[:64])
+def query_tokens(query: str) -> list[str]:
+    """The query's distinct tokens, without the very common ones when rarer ones carry the query."""
+    seen = list(dict.fromkeys(tokenize(query)))[:64]
+    if len(seen) < 2:
+        return seen
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({','.join(['%s'] * len(seen))})", seen)
+        docs = dict(cur.fetchall())
+    rare = [t for t in seen if docs.get(t, 0) <= COMMON_DOCS]
+    return rare or sorted(seen, key=lambda t: docs.get(t, 0))[:2]
+
+
+def match_expression(tokens: list[str]) -> str:
+    """An FTS5 OR-query of the tokens, each quoted (no operator injection)."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)
 
 
 @dataclass
@@ -87,8 +101,10 @@ def query(
     `recallable_only` skips archived, test, merged and deleted entries (automatic recall);
     explicit searches pass False and still skip deleted ones.
     """
-    expression = match_expression(text)
-    if not expression or not space_ids:
+    if not space_ids:
+        return []
+    expression = match_expression(query_tokens(text))
+    if not expression:
         return []
     where = [f"{FTS_TABLE} MATCH %s", f"e.space_id IN ({','.join(['%s'] * len(space_ids))})", "e.deleted_at IS NULL"]
     params: list = [expression, *space_ids]
