@@ -26,13 +26,24 @@ TAILS = ["We agreed to revisit it next sprint.", "Decided to keep it simple.", "
 CATEGORIES = ["progress", "pitfall", "decision", "structure", "experience", "context", "general"]
 
 
+SYLLABLES = ["ka", "ro", "mi", "tel", "vin", "da", "sor", "lu", "pex", "an", "qui", "zo", "ber", "nik", "ta", "ul"]
+
+
+def rare_word(rng: random.Random) -> str:
+    """Names, codes and project words: the long tail real conversations are full of."""
+    return "".join(rng.choice(SYLLABLES) for _ in range(3)) + rng.choice(["", str(rng.randint(2, 999))])
+
+
 def sentence(rng: random.Random) -> str:
-    return f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}. {rng.choice(TAILS)}".strip()
+    return (f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} for {rare_word(rng)} "
+            f"({rare_word(rng)}). {rng.choice(TAILS)}").strip()
 
 
 def queries(count: int, seed: int = 7) -> list[str]:
+    """Half name a long-tail word, half only common ones: both kinds of question agents ask."""
     rng = random.Random(seed)
-    return [f"{rng.choice(SUBJECTS)} {rng.choice(OBJECTS)}" for _ in range(count)]
+    return [f"{rng.choice(SUBJECTS)} {rng.choice(OBJECTS)}" + (f" {rare_word(rng)}" if i % 2 else "")
+            for i in range(count)]
 
 
 def seed_space(space, count: int, seed: int = 1, batch: int = 2000) -> None:

@@ -23,6 +23,7 @@ COMMON_DOCS = 5000
 HIT_BOOST = 0.12
 DIGEST_BOOST = 1.3
 CANDIDATES = 200
+INNER_CAP = 2000
 
 
 def create_index(conn) -> None:
@@ -106,8 +107,8 @@ def query(
     expression = match_expression(query_tokens(text))
     if not expression:
         return []
-    where = [f"{FTS_TABLE} MATCH %s", f"e.space_id IN ({','.join(['%s'] * len(space_ids))})", "e.deleted_at IS NULL"]
-    params: list = [expression, *space_ids]
+    where = [f"e.space_id IN ({','.join(['%s'] * len(space_ids))})", "e.deleted_at IS NULL"]
+    params: list = [*space_ids]
     if recallable_only:
         where += ["e.archived = %s", "e.is_test = %s", "e.merged_into_id IS NULL"]
         params += [False, False]
@@ -117,15 +118,24 @@ def query(
     if categories:
         where.append(f"e.category IN ({','.join(['%s'] * len(categories))})")
         params += categories
-    sql = (
-        f"SELECT e.id, bm25({FTS_TABLE}) AS score, e.hits, e.kind FROM {FTS_TABLE} "
-        f"JOIN memories_entry e ON e.id = {FTS_TABLE}.rowid WHERE {' AND '.join(where)} "
-        f"ORDER BY score LIMIT %s"
-    )
-    params.append(max(candidates, limit))
-    with connection.cursor() as cur:
-        cur.execute(sql, params)
-        rows = cur.fetchall()
+    # Rank inside the index first (cheap), then filter only the best of them; if filtering left too
+    # few and the index had more, look again without the cap.
+    for cap in (max(INNER_CAP, candidates * 5), None):
+        inner = f"SELECT rowid, rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY rank"
+        inner += f" LIMIT {int(cap)}" if cap else ""
+        sql = (
+            f"SELECT e.id, f.rank, e.hits, e.kind FROM ({inner}) f JOIN memories_entry e ON e.id = f.rowid "
+            f"WHERE {' AND '.join(where)} ORDER BY f.rank LIMIT %s"
+        )
+        with connection.cursor() as cur:
+            cur.execute(sql, [expression, *params, max(candidates, limit)])
+            rows = cur.fetchall()
+            if cap is None or len(rows) >= min(limit, candidates):
+                break
+            cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s)",
+                        [expression, int(cap) + 1])
+            if cur.fetchone()[0] <= cap:
+                break
     hits = []
     for entry_id, score, hits_count, kind in rows:
         relevance = -score  # FTS5's bm25() is negative; larger magnitude is better
