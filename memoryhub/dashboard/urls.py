@@ -1,6 +1,6 @@
 from django.urls import path
 
-from memoryhub.dashboard.views import jobs, maintenance, notebooks, providers, spaces, tokens
+from memoryhub.dashboard.views import jobs, maintenance, notebooks, providers, spaces, tokens, writes
 
 app_name = "dashboard"
 urlpatterns = [
@@ -31,4 +31,7 @@ urlpatterns = [
     path("notebooks/<slug:scope>/<str:target>/download", notebooks.notebook_download, name="notebook-download"),
     path("notebooks/<slug:scope>/<str:target>/import", notebooks.notebook_import, name="notebook-import"),
     path("notebooks/<slug:scope>/<str:target>/<str:action>", notebooks.notebook_change, name="notebook-change"),
+    # writes to third-party spaces, with receipts and re-checks
+    path("writes/", writes.write_list, name="writes"),
+    path("writes/<int:write_id>/recheck", writes.write_recheck, name="write-recheck"),
 ]
