@@ -56,6 +56,10 @@ class LiveHub:
                     raise AssertionError(self.proc.stdout.read())
                 time.sleep(0.2)
 
+    def ensure_running(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            self.start()
+
     def stop(self) -> str:
         """Ctrl-C, as a person would; returns what the server printed."""
         self.proc.send_signal(signal.SIGINT)

@@ -8,15 +8,9 @@ import threading
 import pytest
 from memoryhub_client import MemoryHubClient, MemoryHubError
 
-from tests.livehub import LiveHub, free_port
+from tests.livehub import free_port
 
 
-@pytest.fixture(scope="module")
-def hub(tmp_path_factory):
-    live = LiveHub(tmp_path_factory.mktemp("client-hub"))
-    live.start()
-    yield live
-    live.close()
 
 
 @pytest.fixture

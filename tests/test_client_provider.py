@@ -12,12 +12,6 @@ from memoryhub_client import MemoryHubClient, MemoryHubProvider
 from tests.livehub import LiveHub
 
 
-@pytest.fixture
-def hub(tmp_path):
-    live = LiveHub(tmp_path / "data")
-    live.start()
-    yield live
-    live.close()
 
 
 def turns_of(hub: LiveHub, session_id: str) -> list[str]:
@@ -63,12 +57,12 @@ def test_provider_is_configured_by_environment_alone(monkeypatch, tmp_path):
 def test_provider_runs_a_whole_conversation_through_an_outage(hub, tmp_path):
     token = hub.token(name="conversation")
     spool = tmp_path / "spool.jsonl"
-    agent = provider_for(hub, token, spool)
+    agent = provider_for(hub, token, spool, workspace="/home/wang/ledger")
     agent.initialize("conv-1", platform="cli", agent_context="primary")
     assert "memory_recall" in agent.system_prompt_block()
     assert {"memory_save", "memory_search", "memory_recall"} <= {s["name"] for s in agent.get_tool_schemas()}
 
-    assert agent.prefetch("hello") == ""  # nothing remembered yet
+    assert "PostgreSQL" not in agent.prefetch("which database?")  # nothing of this conversation yet
     agent.sync_turn("We decided the ledger runs on PostgreSQL 16", "Noted: PostgreSQL 16 for the ledger.")
     agent.sync_turn("The staging server is called kestrel", "Got it, kestrel is staging.")
     assert agent.flush(20)
@@ -104,7 +98,7 @@ def test_provider_runs_a_whole_conversation_through_an_outage(hub, tmp_path):
     assert "Third turn while the hub is down" in spool.read_text(encoding="utf-8")
 
     hub.start()  # same data dir
-    again = provider_for(hub, token, spool)
+    again = provider_for(hub, token, spool, workspace="/home/wang/ledger")
     again.initialize("conv-1")
     again.sync_turn("Fourth turn after the restart", "Welcome back")
     assert again.flush(30)

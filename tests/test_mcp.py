@@ -15,12 +15,6 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from tests.livehub import LiveHub
 
 
-@pytest.fixture(scope="module")
-def hub(tmp_path_factory):
-    live = LiveHub(tmp_path_factory.mktemp("mcp-hub"))
-    live.start()
-    yield live
-    live.close()
 
 
 def mcp_session(hub: LiveHub, token: str, **headers: str):
@@ -55,12 +49,12 @@ def test_mcp_lists_the_api_tools_and_saves_searches_recalls_forgets(hub):
         assert {t.name: t.input_schema for t in listed} == {
             t["function"]["name"]: t["function"]["parameters"] for t in api_tools}
         saved = payload(await session.call_tool("memory_save", {
-            "category": "decision", "title": "Database choice", "body": "We use PostgreSQL 16 for the ledger."}))
-        found = payload(await session.call_tool("memory_search", {"query": "PostgreSQL ledger"}))
+            "category": "decision", "title": "Aquarium database", "body": "The aquarium inventory lives in DuckDB."}))
+        found = payload(await session.call_tool("memory_search", {"query": "aquarium DuckDB"}))
         assert [r["id"] for r in found["results"]] == [saved["id"]]
         assert "body" not in found["results"][0]
         recalled = payload(await session.call_tool("memory_recall", {"id": saved["id"]}))
-        assert recalled["body"] == "We use PostgreSQL 16 for the ledger."
+        assert recalled["body"] == "The aquarium inventory lives in DuckDB."
         assert payload(await session.call_tool("memory_forget", {"id": saved["id"]})) == {
             "id": saved["id"], "status": "forgotten"}
         return await session.call_tool("memory_recall", {"id": saved["id"]})
@@ -74,7 +68,7 @@ def test_mcp_tool_errors_carry_the_api_code_and_never_crash_the_session(hub):
     async def work(session):
         missing = await session.call_tool("memory_save", {"title": "no body"})
         unknown = await session.call_tool("memory_teleport", {})
-        still = await session.call_tool("memory_search", {"query": "anything"})
+        still = await session.call_tool("memory_search", {"query": "zyzzyva quixotic"})
         return missing, unknown, still
 
     missing, unknown, still = mcp_session(hub, hub.token())(work)
