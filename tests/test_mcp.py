@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import anyio
 import httpx
@@ -28,7 +29,8 @@ def mcp_session(hub: LiveHub, token: str, **headers: str):
                     await session.initialize()
                     return await work(session)
 
-        return anyio.run(main)
+        with ThreadPoolExecutor(1) as thread:  # its own thread: browser tests may leave a loop on this one
+            return thread.submit(anyio.run, main).result()
 
     return run
 
@@ -89,6 +91,12 @@ def test_mcp_without_a_valid_bearer_token_is_401(hub, authorization):
     assert r.status_code == 401
     assert r.json()["error"]["code"] == "unauthorized"
     assert r.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_mcp_answers_only_allowed_host_names(hub):
+    r = httpx.post(f"{hub.url}/mcp", headers={"Host": "evil.example", "Authorization": f"Bearer {hub.token()}"},
+                   json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request"
 
 
 def test_mcp_session_id_is_the_agent_session_and_delete_ends_it(hub):

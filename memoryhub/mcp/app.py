@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import secrets
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -96,10 +96,13 @@ class McpApp:
         if scope["type"] == "lifespan":
             await self.lifespan(receive, send)
         elif scope["type"] == "http":
-            try:
-                await self.http(scope, receive, send)
-            except ApiError as exc:
-                await error_response(exc)(scope, receive, send)
+            # One thread-sensitive context per request, as Django's ASGI handler does: the ORM work of
+            # concurrent requests runs in separate threads instead of queueing for one.
+            async with ThreadSensitiveContext():
+                try:
+                    await self.http(scope, receive, send)
+                except ApiError as exc:
+                    await error_response(exc)(scope, receive, send)
 
     async def lifespan(self, receive: Receive, send: Send) -> None:
         await receive()  # lifespan.startup
