@@ -147,3 +147,35 @@ def test_a_failing_provider_does_not_break_the_other_results(api, mem0_space):
     results = api.tool("memory_search", query="espresso descaling").json()["result"]["results"]
     assert [r["provider"] for r in results] == ["native"]
     assert MemorySpace.objects.get(slug="shared").last_error
+
+
+def test_max_entries_archives_the_weakest_never_an_immune_one_and_deletes_nothing(api):
+    set_settings(maxEntries=3)
+    for i in range(3):
+        api.turn(f"old note {i}", "ok", session_id=f"s{i}", at=f"2026-01-0{i + 1}T10:00:00+00:00")
+    Entry.objects.filter(body__contains="old note 0").update(importance=5)
+    api.turn("fresh note", "ok", session_id="new")
+    assert Entry.objects.filter(archived=True).count() == 1
+    archived = Entry.objects.get(archived=True)
+    assert "old note 0" not in archived.body and archived.deleted_at is None
+    assert Entry.objects.count() == 4
+
+
+def test_auto_summarize_uses_the_llm_when_configured(api, settings):
+    from tests.fakes_llm import FakeLLM, chat_answer
+
+    with FakeLLM([chat_answer("Caroline joined a support group.")]) as llm:
+        settings.MEMORYHUB = {**settings.MEMORYHUB, "LLM_BASE_URL": llm.base_url, "LLM_MODEL": "m"}
+        r = api.turn("So yesterday I finally went to that LGBTQ support group I told you about", "How was it?")
+    assert r.status_code == 201
+    assert Entry.objects.get().summary == "Caroline joined a support group."
+
+
+def test_auto_summarize_off_makes_no_model_calls(api, settings):
+    from tests.fakes_llm import FakeLLM, chat_answer
+
+    set_settings(autoSummarize=False, autoPersona=False)
+    with FakeLLM([chat_answer("should not be used")]) as llm:
+        settings.MEMORYHUB = {**settings.MEMORYHUB, "LLM_BASE_URL": llm.base_url, "LLM_MODEL": "m"}
+        api.turn("a turn to summarise", "ok")
+        assert llm.requests == []
