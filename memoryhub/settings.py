@@ -229,6 +229,8 @@ MEMORYHUB = {
     "LLM_TIMEOUT": envfloat("MEMORYHUB_LLM_TIMEOUT", 25.0),
     "RATE_LIMIT_PER_MINUTE": envint("MEMORYHUB_RATE_LIMIT_PER_MINUTE", 600),
     "JOB_RETENTION_DAYS": envint("MEMORYHUB_JOB_RETENTION_DAYS", 30),
+    "NOTEBOOK_MEMORY_CHARS": envint("MEMORYHUB_NOTEBOOK_MEMORY_CHARS", 2200),
+    "NOTEBOOK_USER_CHARS": envint("MEMORYHUB_NOTEBOOK_USER_CHARS", 1375),
     # Defaults of every per-space setting (memoryhub/spaces/space_settings.py); a space may override each.
     "SPACE_DEFAULTS": {
         "inject": envbool("MEMORYHUB_INJECT", "true"),

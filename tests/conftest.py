@@ -45,6 +45,22 @@ def api_factory(db, client):
     return lambda **kw: make_api(client, **kw)
 
 
+@pytest.fixture(scope="session")
+def live_hub(tmp_path_factory):
+    """One real served hub (tests/livehub.py) shared by the tests that speak to it over a socket."""
+    from tests.livehub import LiveHub
+
+    hub = LiveHub(tmp_path_factory.mktemp("live-hub"))
+    yield hub
+    hub.close()
+
+
+@pytest.fixture
+def hub(live_hub):
+    live_hub.ensure_running()
+    return live_hub
+
+
 @pytest.fixture
 def staff(db, client, django_user_model):
     user = django_user_model.objects.create_user("alice", password="password", is_staff=True)

@@ -1,4 +1,4 @@
-"""PostgreSQL search ranks exactly as SQLite's FTS5 does: same tokens, same stemming, same BM25."""
+"""PostgreSQL search ranks exactly as SQLite's FTS5 does: same tokens, same BM25."""
 
 import sqlite3
 
@@ -27,9 +27,9 @@ QUERIES = ["database lock", "locking", "run job crash", "数据库", "cafe resum
 def fts5_relevance(docs: dict[int, str], query: str) -> dict[int, float]:
     """What SQLite's FTS5 (the reference backend) scores for these documents."""
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE VIRTUAL TABLE t USING fts5(tokens, tokenize = 'porter unicode61 remove_diacritics 2')")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(tokens, tokenize = 'unicode61 remove_diacritics 2')")
     db.executemany("INSERT INTO t(rowid, tokens) VALUES (?, ?)", docs.items())
-    expression = search.match_expression(query)
+    expression = search.match_expression(search.query_tokens(query))
     if not expression:
         return {}
     return {rowid: -score for rowid, score in db.execute("SELECT rowid, bm25(t) FROM t WHERE t MATCH ?", [expression])}

@@ -107,3 +107,21 @@ def test_forget_on_a_provider_that_can(api, mem0):
     assert found and found[0]["provider"] == "mem0"
     r = api.tool("memory_forget", id=found[0]["id"])
     assert r.status_code == 200 and r.json()["result"]["status"] == "forgotten"
+
+
+def test_dashboard_lists_pending_checks_and_rechecks_them(client, staff, api, viking):
+    viking.vector_status = "queued"
+    save(api)
+    write = RemoteWrite.objects.get()
+    page = client.get("/writes/?state=check")
+    assert page.status_code == 200 and b"pending check" in page.content and b"Re-check" in page.content
+    partial = client.get("/writes/", HTTP_HX_REQUEST="true")
+    assert b"<html" not in partial.content and b'id="write-table"' in partial.content
+    viking.vector_status = "complete"
+    r = client.post(f"/writes/{write.pk}/recheck")
+    assert r.status_code == 302
+    assert Job.objects.filter(kind="verify_write").count() == 2
+
+
+def test_writes_page_requires_login(client, db):
+    assert client.get("/writes/").status_code == 302

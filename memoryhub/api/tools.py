@@ -252,3 +252,4 @@ def run(call: Call, name: str, session_id: str, arguments: dict) -> dict:
 
 
 from memoryhub.api import vault_tools  # noqa: E402,F401  (registers memory_request/status/read)
+from memoryhub.api import notebook_tools  # noqa: E402,F401

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from memoryhub import __version__
 from memoryhub.api import args as A
-from memoryhub.api import tools
+from memoryhub.api import notebook_tools, tools
 from memoryhub.api.access import allowed_spaces, home_space, read_spaces, workspace_arg, write_space
 from memoryhub.api.endpoint import Call, endpoint
 from memoryhub.api.errors import ApiError, bad
@@ -154,11 +154,17 @@ def context(request: HttpRequest, call: Call) -> dict:
     if body.get("max_chars") is not None:
         max_chars = A.integer(body, "max_chars", default=0, low=0, high=100_000)
     spaces = read_spaces(call, body)
-    call.session(session_id)
+    session = call.session(session_id)
+    home = home_space(call, body)
+    # Notebooks first, as frozen at the session's first call; they count against the budget.
+    budget = space_settings.effective(home)["maxInjectChars"] if max_chars is None else max_chars
+    pinned, pinned_items = notebook_tools.pinned(call, session, body, budget)
+    rest = max(0, budget - len(pinned) - (1 if pinned else 0))
     ctx, cards = recall.inject(spaces, query, origin=recall.origin_filter(call.origin), session_id=session_id,
-                               max_chars=max_chars, home=home_space(call, body))
+                               max_chars=rest, home=home)
     recall.note_recall(cards, query, call.actor)
-    return {"text": ctx.text, "chars": ctx.chars, "items": ctx.items}
+    text = "\n".join(t for t in (pinned, ctx.text) if t)
+    return {"text": text, "chars": len(text), "items": pinned_items + ctx.items}
 
 
 @endpoint("POST")

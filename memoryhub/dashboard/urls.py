@@ -1,6 +1,6 @@
 from django.urls import path
 
-from memoryhub.dashboard.views import jobs, maintenance, providers, spaces, tokens
+from memoryhub.dashboard.views import jobs, maintenance, notebooks, providers, spaces, tokens, writes
 
 app_name = "dashboard"
 urlpatterns = [
@@ -26,4 +26,12 @@ urlpatterns = [
     path("jobs/<int:job_id>/retry", jobs.job_retry, name="job-retry"),
     path("tokens/", tokens.token_list, name="tokens"),
     path("tokens/<int:token_id>/revoke", tokens.token_revoke, name="token-revoke"),
+    # notebooks (hot memory): scope is "global" or a workspace slug
+    path("notebooks/<slug:scope>/", notebooks.notebook_page, name="notebook"),
+    path("notebooks/<slug:scope>/<str:target>/download", notebooks.notebook_download, name="notebook-download"),
+    path("notebooks/<slug:scope>/<str:target>/import", notebooks.notebook_import, name="notebook-import"),
+    path("notebooks/<slug:scope>/<str:target>/<str:action>", notebooks.notebook_change, name="notebook-change"),
+    # writes to third-party spaces, with receipts and re-checks
+    path("writes/", writes.write_list, name="writes"),
+    path("writes/<int:write_id>/recheck", writes.write_recheck, name="write-recheck"),
 ]

@@ -1,6 +1,7 @@
 from django.contrib import admin
 
-from memoryhub.memories.models import ConsolidationRun, Edge, EntityRef, Entry, Fact, OpLog, Persona, Topic, RemoteWrite
+from memoryhub.memories.models import (ConsolidationRun, Edge, EntityRef, Entry, Fact, Notebook, OpLog, Persona,
+                                       RemoteWrite, Topic)
 
 
 @admin.register(Entry)
@@ -66,3 +67,9 @@ class RemoteWriteAdmin(admin.ModelAdmin):
     list_display = ("created_at", "space", "state", "provider_id", "checked_at")
     list_filter = ("state", "space")
     search_fields = ("title", "body", "provider_id", "uri", "error")
+
+
+@admin.register(Notebook)
+class NotebookAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "updated_at", "updated_by")
+    list_filter = ("target",)

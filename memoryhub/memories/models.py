@@ -243,3 +243,31 @@ class ConsolidationRun(models.Model):
 
     def __str__(self) -> str:
         return f"consolidation #{self.pk} of {self.space} ({self.status})"
+
+
+class Notebook(models.Model):
+    """One hot-memory file (MEMORY.md or USER.md) of a workspace, or of the hub when workspace is empty.
+
+    The row is the source of truth; the files under the data dir are written from it.
+    """
+
+    TARGET_CHOICES = [("memory", "MEMORY.md"), ("user", "USER.md")]
+
+    workspace = models.ForeignKey("spaces.Workspace", null=True, blank=True, on_delete=models.CASCADE,
+                                  related_name="notebooks")
+    target = models.CharField(max_length=10, choices=TARGET_CHOICES)
+    entries = models.JSONField(default=list, blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+    updated_by = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["workspace_id", "target"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "target"], condition=models.Q(workspace__isnull=False),
+                                    name="notebook_unique_per_workspace"),
+            models.UniqueConstraint(fields=["target"], condition=models.Q(workspace__isnull=True),
+                                    name="notebook_unique_global"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.workspace.slug if self.workspace_id else 'global'}/{self.get_target_display()}"

@@ -1,10 +1,9 @@
 """PostgreSQL full-text search with the same tokens and the same BM25 as SQLite's FTS5.
 
 Two columns on memories_entry that Django does not manage (so a flush or delete takes them
-along): `fts_tokens`, a tsvector of text.tokenize output, and `fts_length`, its token count.
-The text search configuration stems English like FTS5's porter tokenizer and keeps every
-token (stopwords are already gone), and CJK bigrams pass through untouched. BM25 is computed
-in SQL with FTS5's constants and idf, so ranks match the SQLite backend.
+along): `fts_tokens`, a 'simple' tsvector of text.tokenize output (already stemmed, stopwords
+gone, CJK as bigrams), and `fts_length`, its token count. BM25 is computed in SQL with FTS5's
+constants and idf, so ranks match the SQLite backend.
 """
 
 from __future__ import annotations
@@ -13,26 +12,13 @@ import unicodedata
 
 from django.db import connection
 
-CONFIG = "memoryhub_search"
-STEMMER = "memoryhub_stem"
+CONFIG = "simple"
 GIN_INDEX = "memories_entry_fts_gin"
 K1, B = 1.2, 0.75
 
 
 def create(conn) -> None:
     with conn.cursor() as cur:
-        cur.execute(f"""
-            DO $$ BEGIN
-              IF NOT EXISTS (SELECT 1 FROM pg_ts_dict WHERE dictname = '{STEMMER}') THEN
-                CREATE TEXT SEARCH DICTIONARY {STEMMER} (TEMPLATE = snowball, Language = english);
-              END IF;
-              IF NOT EXISTS (SELECT 1 FROM pg_ts_config WHERE cfgname = '{CONFIG}') THEN
-                CREATE TEXT SEARCH CONFIGURATION {CONFIG} (COPY = simple);
-                ALTER TEXT SEARCH CONFIGURATION {CONFIG}
-                  ALTER MAPPING FOR asciiword, word, numword, asciihword, hword, hword_part,
-                                    hword_asciipart, hword_numpart WITH {STEMMER};
-              END IF;
-            END $$""")
         cur.execute("ALTER TABLE memories_entry ADD COLUMN IF NOT EXISTS fts_tokens tsvector, "
                     "ADD COLUMN IF NOT EXISTS fts_length integer")
         cur.execute(f"CREATE INDEX IF NOT EXISTS {GIN_INDEX} ON memories_entry USING gin (fts_tokens)")
@@ -42,8 +28,6 @@ def drop(conn) -> None:
     with conn.cursor() as cur:
         cur.execute(f"DROP INDEX IF EXISTS {GIN_INDEX}")
         cur.execute("ALTER TABLE memories_entry DROP COLUMN IF EXISTS fts_tokens, DROP COLUMN IF EXISTS fts_length")
-        cur.execute(f"DROP TEXT SEARCH CONFIGURATION IF EXISTS {CONFIG}")
-        cur.execute(f"DROP TEXT SEARCH DICTIONARY IF EXISTS {STEMMER}")
 
 
 def fold(tokens: list[str]) -> str:
@@ -64,10 +48,19 @@ def unindex(ids: list[int]) -> None:
 
 
 def lexemes(tokens: list[str]) -> list[str]:
-    """The query's distinct stemmed lexemes, in the index's own normal form."""
+    """The query's distinct lexemes, in the index's own normal form."""
     with connection.cursor() as cur:
         cur.execute(f"SELECT tsvector_to_array(to_tsvector('{CONFIG}', %s))", [fold(tokens)])
         return list(cur.fetchone()[0] or [])
+
+
+def doc_counts(tokens: list[str]) -> dict[str, int]:
+    """How many indexed entries hold each token (the GIN index answers), for dropping very common words."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT t, (SELECT count(*) FROM memories_entry "
+                    f"WHERE fts_tokens @@ plainto_tsquery('{CONFIG}', f)) "
+                    "FROM unnest(%s::text[], %s::text[]) AS u(t, f)", [tokens, [fold([t]) for t in tokens]])
+        return dict(cur.fetchall())
 
 
 def tsquery(terms: list[str]) -> str:

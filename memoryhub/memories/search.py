@@ -1,10 +1,10 @@
 """Full-text search over native entries, behind one small interface.
 
-SQLite: an FTS5 table whose rowid is the entry id, fed with our own tokens (words and
+SQLite: an FTS5 table whose rowid is the entry id, fed with our own tokens (stemmed words and
 CJK bigrams, see text.py) so 中文 and English queries both work; ranked by BM25 and the
-log hit boost `1 + ln(1 + hits) × 0.12`. PostgreSQL: the same tokens in a tsvector with a
-GIN index and the same BM25 (pgsearch.py). Callers never see SQL or the database vendor:
-index(), unindex(), query().
+log hit boost `1 + ln(1 + hits) × 0.12`. PostgreSQL: the same tokens in a tsvector with a GIN
+index and the same BM25 (pgsearch.py). Callers never see SQL or the database vendor: index(),
+unindex(), query().
 """
 
 from __future__ import annotations
@@ -19,9 +19,14 @@ from memoryhub.memories import pgsearch
 from memoryhub.memories.text import tokenize
 
 FTS_TABLE = "memories_entry_fts"
+VOCAB_TABLE = "memories_entry_fts_vocab"
+# A query word in more documents than this adds almost nothing to BM25 but makes every search
+# score tens of thousands of rows; such words are left out of the match when rarer ones exist.
+COMMON_DOCS = 5000
 HIT_BOOST = 0.12
 DIGEST_BOOST = 1.3
 CANDIDATES = 200
+INNER_CAP = 2000
 
 
 def create_index(conn) -> None:
@@ -31,8 +36,9 @@ def create_index(conn) -> None:
         with conn.cursor() as cur:
             cur.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5("
-                "tokens, tokenize = 'porter unicode61 remove_diacritics 2')"
+                "tokens, tokenize = 'unicode61 remove_diacritics 2')"
             )
+            cur.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB_TABLE} USING fts5vocab({FTS_TABLE}, row)")
 
 
 def drop_index(conn) -> None:
@@ -40,6 +46,7 @@ def drop_index(conn) -> None:
         pgsearch.drop(conn)
     elif conn.vendor == "sqlite":
         with conn.cursor() as cur:
+            cur.execute(f"DROP TABLE IF EXISTS {VOCAB_TABLE}")
             cur.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
 
 
@@ -69,27 +76,24 @@ def unindex(entry_ids: Iterable[int]) -> None:
         cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid IN ({','.join(['%s'] * len(ids))})", ids)
 
 
-def distinct_tokens(query: str) -> list[str]:
-    """The query's first 64 distinct tokens, in order."""
-    return list(dict.fromkeys(tokenize(query)))[:64]
+def query_tokens(query: str) -> list[str]:
+    """The query's distinct tokens, without the very common ones when rarer ones carry the query."""
+    seen = list(dict.fromkeys(tokenize(query)))[:64]
+    if len(seen) < 2:
+        return seen
+    if connection.vendor == "postgresql":
+        docs = pgsearch.doc_counts(seen)
+    else:
+        with connection.cursor() as cur:
+            cur.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({','.join(['%s'] * len(seen))})", seen)
+            docs = dict(cur.fetchall())
+    rare = [t for t in seen if docs.get(t, 0) <= COMMON_DOCS]
+    return rare or sorted(seen, key=lambda t: docs.get(t, 0))[:2]
 
 
-def match_expression(query: str) -> str:
-    """An FTS5 OR-query of the query's distinct tokens, each quoted (no operator injection)."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in distinct_tokens(query))
-
-
-def _fts5_ranked(expression: str, where: list[str], params: list, limit: int) -> list[tuple[int, float, int, str]]:
-    """(entry id, BM25 relevance, hits, kind) from FTS5, best first."""
-    sql = (
-        f"SELECT e.id, bm25({FTS_TABLE}) AS score, e.hits, e.kind FROM {FTS_TABLE} "
-        f"JOIN memories_entry e ON e.id = {FTS_TABLE}.rowid WHERE {FTS_TABLE} MATCH %s AND {' AND '.join(where)} "
-        f"ORDER BY score LIMIT %s"
-    )
-    with connection.cursor() as cur:
-        cur.execute(sql, [expression, *params, limit])
-        # FTS5's bm25() is negative; larger magnitude is better
-        return [(entry_id, -score, hits, kind) for entry_id, score, hits, kind in cur.fetchall()]
+def match_expression(tokens: list[str]) -> str:
+    """An FTS5 OR-query of the tokens, each quoted (no operator injection)."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)
 
 
 @dataclass
@@ -114,8 +118,10 @@ def query(
     `recallable_only` skips archived, test, merged and deleted entries (automatic recall);
     explicit searches pass False and still skip deleted ones.
     """
-    expression = match_expression(text)
-    if not expression or not space_ids:
+    if not space_ids:
+        return []
+    tokens = query_tokens(text)
+    if not tokens:
         return []
     where = [f"e.space_id IN ({','.join(['%s'] * len(space_ids))})", "e.deleted_at IS NULL"]
     params: list = [*space_ids]
@@ -129,9 +135,9 @@ def query(
         where.append(f"e.category IN ({','.join(['%s'] * len(categories))})")
         params += categories
     if connection.vendor == "postgresql":
-        rows = pgsearch.ranked(distinct_tokens(text), where, params, max(candidates, limit))
+        rows = pgsearch.ranked(tokens, where, params, max(candidates, limit))
     else:
-        rows = _fts5_ranked(expression, where, params, max(candidates, limit))
+        rows = _fts5_ranked(match_expression(tokens), where, params, limit, candidates)
     hits = []
     for entry_id, relevance, hits_count, kind in rows:
         rank = relevance * (1 + math.log1p(hits_count) * HIT_BOOST)
@@ -140,3 +146,30 @@ def query(
         hits.append(Hit(entry_id, rank, relevance))
     hits.sort(key=lambda h: h.rank, reverse=True)
     return hits[:limit]
+
+
+def _fts5_ranked(expression: str, where: list[str], params: list, limit: int,
+                 candidates: int) -> list[tuple[int, float, int, str]]:
+    """(entry id, BM25 relevance, hits, kind) from FTS5, best first.
+
+    Rank inside the index first (cheap), then filter only the best of them; if filtering left too
+    few and the index had more, look again without the cap.
+    """
+    for cap in (max(INNER_CAP, candidates * 5), None):
+        inner = f"SELECT rowid, rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY rank"
+        inner += f" LIMIT {int(cap)}" if cap else ""
+        sql = (
+            f"SELECT e.id, f.rank, e.hits, e.kind FROM ({inner}) f JOIN memories_entry e ON e.id = f.rowid "
+            f"WHERE {' AND '.join(where)} ORDER BY f.rank LIMIT %s"
+        )
+        with connection.cursor() as cur:
+            cur.execute(sql, [expression, *params, max(candidates, limit)])
+            rows = cur.fetchall()
+            if cap is None or len(rows) >= min(limit, candidates):
+                break
+            cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s)",
+                        [expression, int(cap) + 1])
+            if cur.fetchone()[0] <= cap:
+                break
+    # FTS5's bm25() is negative; larger magnitude is better
+    return [(entry_id, -score, hits_count, kind) for entry_id, score, hits_count, kind in rows]

@@ -7,6 +7,9 @@ English stopwords removed, so one index serves English and 中文 queries alike.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
+import snowballstemmer
 
 STOPWORDS = frozenset(
     """a an the and or but if then else of to in on at by for with from into onto about as is are was were
@@ -21,8 +24,20 @@ _WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+")
 _SPLIT = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)")
 
 
-def tokenize(text: str) -> list[str]:
-    """Words and CJK bigrams, in order, stopwords removed (duplicates kept for BM25)."""
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=50_000)
+def stem(word: str) -> str:
+    """English words to their stem (uploads → upload), so every backend indexes the same terms."""
+    return _STEMMER.stemWord(word) if word.isascii() and word.isalpha() else word
+
+
+def tokenize(text: str, stemmed: bool = True) -> list[str]:
+    """Stemmed words and CJK bigrams, in order, stopwords removed (duplicates kept for BM25).
+
+    `stemmed=False` keeps words as written, for keywords people read.
+    """
     tokens: list[str] = []
     for part in _SPLIT.split(text.lower()):
         if not part:
@@ -33,7 +48,7 @@ def tokenize(text: str) -> list[str]:
             else:
                 tokens.extend(part[i : i + 2] for i in range(len(part) - 1))
         else:
-            tokens.extend(w for w in _WORD.findall(part) if w not in STOPWORDS)
+            tokens.extend(stem(w) if stemmed else w for w in _WORD.findall(part) if w not in STOPWORDS)
     return tokens
 
 

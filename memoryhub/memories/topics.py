@@ -109,7 +109,7 @@ def _refresh(topic: Topic) -> Topic:
     for entry in entries:
         text = " ".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
         entity_counts.update(dict.fromkeys(entry.entities or extract_entities(text), 1))
-        token_counts.update(t for t in dict.fromkeys(tokenize(text)) if t not in _FILLER_BIGRAMS)
+        token_counts.update(t for t in dict.fromkeys(tokenize(text, stemmed=False)) if t not in _FILLER_BIGRAMS)
     topic.started_at, topic.ended_at = stats["start"], stats["end"]
     topic.turn_count = stats["n"]
     categories = set(live.order_by().values_list("category", flat=True).distinct())

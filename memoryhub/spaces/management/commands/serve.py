@@ -1,4 +1,4 @@
-"""Serve the hub: gunicorn (with whitenoise) and a django-q2 worker, stopped together on Ctrl-C."""
+"""Serve the hub: gunicorn + uvicorn workers (Django, whitenoise, MCP at /mcp) and a django-q2 worker, one Ctrl-C."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ class Command(BaseCommand):
         parser.add_argument("--no-worker", action="store_true", help="Serve the web only (workers run elsewhere).")
 
     def handle(self, *args, bind, web_workers, no_worker, **options):
-        web = [sys.executable, "-m", "gunicorn", "memoryhub.wsgi:application", "--bind", bind,
-               "--workers", str(web_workers), "--threads", "4", "--graceful-timeout", "10",
+        web = [sys.executable, "-m", "gunicorn", "memoryhub.asgi:application", "--bind", bind,
+               "--worker-class", "uvicorn_worker.UvicornWorker", "--workers", str(web_workers), "--graceful-timeout", "10",
                "--access-logfile", "-", "--forwarded-allow-ips", os.environ.get("MEMORYHUB_FORWARDED_ALLOW_IPS", "127.0.0.1")]
         worker = [sys.executable, str(settings.BASE_DIR / "manage.py"), "qcluster"]
         # Own sessions: the terminal's Ctrl-C reaches only us, and we stop each child by its PID

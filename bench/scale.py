@@ -1,0 +1,67 @@
+"""Scale benchmarks: search and /context latency at 10k and 100k entries, consolidation and compaction.
+
+The baseline in the same run is the bare full-text query (no filtering, ranking extensions or
+rendering), so the figures show what the hub adds on top of the index.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from bench import synthetic
+
+SIZES = (10_000, 100_000)
+QUERIES = 200
+
+
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return ordered[len(ordered) // 2], ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+
+
+def timed(fn: Callable[[str], object], queries: list[str]) -> tuple[float, float]:
+    samples = []
+    for q in queries:
+        started = time.perf_counter()
+        fn(q)
+        samples.append((time.perf_counter() - started) * 1000)
+    return percentiles(samples)
+
+
+def run(sizes=SIZES) -> list[dict]:
+    from memoryhub.memories import compact, consolidate, recall, search
+    from memoryhub.spaces.models import MemorySpace
+
+    rows = []
+    queries = synthetic.queries(QUERIES)
+    space = MemorySpace.objects.create(slug="bench-scale", name="Scale benchmark")
+    have = 0
+    for size in sizes:
+        started = time.perf_counter()
+        synthetic.seed_space(space, size - have, seed=size)
+        seeded = time.perf_counter() - started
+        have = size
+        row = {"entries": size, "seed_s": seeded}
+        row["fts"] = timed(lambda q: search.query([space.pk], q, limit=8), queries)
+        row["search"] = timed(lambda q: recall.search([space], q, limit=8), queries)
+        row["context"] = timed(lambda q: recall.inject([space], q, origin=None), queries)
+        started = time.perf_counter()
+        plan = consolidate.plan(space)
+        row["plan_s"] = time.perf_counter() - started
+        row["plan"] = f"{len(plan.merges)} merges, {len(plan.digests)} digests, {len(plan.archives)} archives"
+        rows.append(row)
+    started = time.perf_counter()
+    compact.compact()
+    rows[-1]["compact_s"] = time.perf_counter() - started
+    return rows
+
+
+def report(rows: list[dict]) -> str:
+    lines = ["entries   FTS only p50/p95   memory_search p50/p95   /context p50/p95   consolidation plan"]
+    for r in rows:
+        lines.append(f"{r['entries']:>7}   {r['fts'][0]:6.1f}/{r['fts'][1]:6.1f} ms    {r['search'][0]:6.1f}/{r['search'][1]:6.1f} ms"
+                     f"        {r['context'][0]:6.1f}/{r['context'][1]:6.1f} ms   {r['plan_s']:.1f} s ({r['plan']})")
+    lines.append(f"compaction at {rows[-1]['entries']} entries: {rows[-1].get('compact_s', 0):.1f} s")
+    lines.append("targets at 100k: search p95 <= 25 ms, /context p95 <= 50 ms")
+    return "\n".join(lines)

@@ -1,0 +1,45 @@
+"""Remote writes: what third-party spaces were sent, with receipts; unproven ones can be re-checked."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from memoryhub.audit.models import record
+from memoryhub.dashboard.partials import htmx_partial
+from memoryhub.jobs import runner
+from memoryhub.memories.models import RemoteWrite
+
+SHOWN = 200
+
+
+@require_GET
+@login_required
+def write_list(request: HttpRequest) -> HttpResponse:
+    state = request.GET.get("state", "")
+    writes = RemoteWrite.objects.select_related("space")
+    if state == "check":
+        writes = writes.filter(state__in=("pending_verification", "unknown"))
+    elif state:
+        writes = writes.filter(state=state)
+    context = {"writes": writes[:SHOWN], "state": state, "nav": "writes",
+               "pending": RemoteWrite.objects.filter(state__in=("pending_verification", "unknown")).count()}
+    template = "dashboard/writes.html#write-table" if htmx_partial(request) else "dashboard/writes.html"
+    return render(request, template, context)
+
+
+@require_POST
+@login_required
+def write_recheck(request: HttpRequest, write_id: int) -> HttpResponse:
+    """Queue a new verification of one unproven write; nothing is ever re-sent automatically."""
+    write = get_object_or_404(RemoteWrite, pk=write_id, state__in=("pending_verification", "unknown"))
+    runner.enqueue("verify_write", space=write.space, params={"write": write.pk}, user=request.user)
+    record(request.user.get_username(), "remote_write.recheck", str(write.pk), user=request.user,
+           space=write.space.slug)
+    messages.info(request, _("Re-check queued; the result shows here when the job finishes."))
+    return redirect(f"{reverse('dashboard:writes')}?state=check")

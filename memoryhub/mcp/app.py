@@ -1,0 +1,138 @@
+"""/mcp as an ASGI app: Django's host rules and bearer tokens in front of the SDK's stateless streamable HTTP.
+
+Stateless, so any worker process (or machine) can answer any request; the session a client's tool calls
+belong to is an Mcp-Session-Id the hub hands out on `initialize` and the client echoes, and a DELETE of it
+ends that agent session (and its vault grants) like POST /api/v1/sessions/{id}/end.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.conf import settings
+from django.http.request import split_domain_port, validate_host
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import Receive, Scope, Send
+
+from memoryhub.api.endpoint import MAX_BODY
+from memoryhub.api.errors import STATUS, ApiError, bad
+from memoryhub.mcp import bridge
+from memoryhub.mcp.server import TOKEN_KEY, build_server
+
+SESSION_ID = "mcp-session-id"
+
+
+def error_response(error: ApiError) -> JSONResponse:
+    body = {"code": error.code, "message": error.message, **({"field": error.field} if error.field else {})}
+    headers = dict(error.headers)
+    if error.code == "unauthorized":
+        headers["WWW-Authenticate"] = 'Bearer realm="memoryhub"'
+    return JSONResponse({"error": body}, status_code=STATUS[error.code], headers=headers)
+
+
+async def read_body(receive: Receive) -> bytes | None:
+    """The whole request body, or None when the client went away; over MAX_BODY raises too_large."""
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise ApiError("too_large", f"request body is over {MAX_BODY} bytes")
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that yields the buffered body once, then defers to the real one (for disconnects)."""
+    sent = False
+
+    async def again():
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return again
+
+
+def is_initialize(body: bytes) -> bool:
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("method") == "initialize"
+
+
+def with_header(send: Send, name: str, value: str) -> Send:
+    async def sending(message):
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), (name.encode(), value.encode())]}
+        await send(message)
+
+    return sending
+
+
+class McpApp:
+    """The ASGI app mounted at /mcp; it also owns the SDK session manager's lifespan."""
+
+    def __init__(self):
+        self.manager = StreamableHTTPSessionManager(
+            app=build_server(), stateless=True, json_response=True, max_request_body_size=MAX_BODY,
+            # Host checking is Django's (MEMORYHUB_ALLOWED_HOSTS) below; every request needs a bearer token.
+            security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self.lifespan(receive, send)
+        elif scope["type"] == "http":
+            # One thread-sensitive context per request, as Django's ASGI handler does: the ORM work of
+            # concurrent requests runs in separate threads instead of queueing for one.
+            async with ThreadSensitiveContext():
+                try:
+                    await self.http(scope, receive, send)
+                except ApiError as exc:
+                    await error_response(exc)(scope, receive, send)
+
+    async def lifespan(self, receive: Receive, send: Send) -> None:
+        await receive()  # lifespan.startup
+        async with self.manager.run():
+            await send({"type": "lifespan.startup.complete"})
+            await receive()  # lifespan.shutdown
+        await send({"type": "lifespan.shutdown.complete"})
+
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        domain, _ = split_domain_port(headers.get("host", ""))
+        if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
+            raise bad("this host name is not in MEMORYHUB_ALLOWED_HOSTS")
+        token = await sync_to_async(bridge.authorize)(headers.get("authorization", ""))
+        scope = {**scope, TOKEN_KEY: token}
+        method, session_id = scope["method"], headers.get(SESSION_ID)
+        if method == "GET":  # no server-initiated stream: every answer rides its POST
+            await JSONResponse({"error": {"code": "bad_request", "message": "GET streams are not offered; POST"}},
+                               status_code=405, headers={"Allow": "POST, DELETE"})(scope, receive, send)
+        elif method == "DELETE":
+            if not session_id:
+                raise bad("DELETE needs the Mcp-Session-Id to end")
+            expired = await sync_to_async(bridge.finish_session)(token, session_id)
+            await JSONResponse({"expired_grants": expired})(scope, receive, send)
+        elif method == "POST":
+            body = await read_body(receive)
+            if body is None:
+                return
+            if not session_id and is_initialize(body):
+                send = with_header(send, SESSION_ID, secrets.token_hex(16))
+            await self.manager.handle_request(scope, replay(body, receive), send)
+        else:
+            await self.manager.handle_request(scope, receive, send)
