@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from memoryhub.spaces.services import default_space
 from memoryhub.memories import store
 from memoryhub.memories.models import Edge, Entry, OpLog
 from memoryhub.memories.native import NativeProvider
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def space():
-    return MemorySpace.objects.get(slug="default")
+    return default_space()
 
 
 @pytest.fixture
