@@ -118,12 +118,6 @@ class NoteForm(forms.Form):
                                  required=False)
     tags = forms.CharField(label=_("Tags"), max_length=500, required=False, help_text=_("Comma-separated."))
 
-    def clean_text(self) -> str:
-        text = self.cleaned_data["text"].strip()
-        if not text:
-            raise forms.ValidationError(_("Write something to remember."))
-        return text
-
     def clean_tags(self) -> list[str]:
         return split_tags(self.cleaned_data["tags"])
 
@@ -134,12 +128,6 @@ class EntryForm(forms.Form):
                            widget=forms.Textarea(attrs={"rows": 8}))
     category = forms.ChoiceField(label=_("Category"), choices=CATEGORY_CHOICES)
     tags = forms.CharField(label=_("Tags"), max_length=500, required=False, help_text=_("Comma-separated."))
-
-    def clean_body(self) -> str:
-        body = self.cleaned_data["body"].strip()
-        if not body:
-            raise forms.ValidationError(_("An entry needs text; forget it instead."))
-        return body
 
     def clean_tags(self) -> list[str]:
         return split_tags(self.cleaned_data["tags"])
