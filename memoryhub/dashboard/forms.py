@@ -175,7 +175,7 @@ class FactForm(forms.Form):
         data = super().clean()
         value = " ".join(str(data.get("value", "")).split())
         if data.get("predicate") == "path" and value and not is_real_path(value):
-            self.add_error("value", _("A path fact needs a real absolute path."))
+            self.add_error("value", _("A path fact needs a plausible path, like /home/me/project or ~/notes."))
         data["value"] = value
         return data
 
