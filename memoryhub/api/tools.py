@@ -80,7 +80,10 @@ def memory_search(call: Call, session_id: str, args: dict) -> dict:
     query = A.text(args, "query", required=True, max_len=2000)
     scope = A.text(args, "scope", max_len=60, default="all") or "all"
     limit = A.integer(args, "limit", default=8, low=1, high=50)
-    cards = recall.search(read_spaces(call, args), query, limit=limit, origin=recall.origin_filter(call.origin, scope))
+    spaces = read_spaces(call, args)
+    origin = recall.origin_filter(call.origin, scope)
+    expanded = recall.expand_references(query, spaces, session_id, origin)
+    cards = recall.search(spaces, expanded, limit=limit, origin=origin)
     recall.note_recall(cards, query, call.actor)
     return {"results": [c.as_dict() for c in cards]}
 

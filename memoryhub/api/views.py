@@ -114,7 +114,7 @@ def context(request: HttpRequest, call: Call) -> dict:
     spaces = read_spaces(call, body)
     call.session(session_id)
     ctx, cards = recall.build_context(spaces, query, max_chars=max_chars, origin=recall.origin_filter(call.origin),
-                                      max_cards=settings.MEMORYHUB["MAX_RECALL"])
+                                      max_cards=settings.MEMORYHUB["MAX_RECALL"], session_id=session_id)
     recall.note_recall(cards, query, call.actor)
     return {"text": ctx.text, "chars": ctx.chars, "items": ctx.items}
 

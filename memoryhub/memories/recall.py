@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from memoryhub.memories import facts, persona, store, topics
-from memoryhub.memories import search as fts
+from memoryhub.memories import facts, persona, ranking, store, topics
 from memoryhub.memories.models import Entry, Persona
 from memoryhub.memories.text import clip
 from memoryhub.spaces.models import MemorySpace
@@ -52,13 +52,14 @@ def entry_card(entry: Entry, score: float | None, space: MemorySpace) -> Card:
 
 
 def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str | None = None,
-           recallable_only: bool = False, errors: list[str] | None = None) -> list[Card]:
+           recallable_only: bool = False, extend: bool = True, errors: list[str] | None = None) -> list[Card]:
     """Cards from every space, best first. Provider failures are collected in `errors`, never raised."""
     native = [s for s in spaces if s.is_native]
     cards: list[Card] = []
     if native:
         by_id = {s.pk: s for s in native}
-        hits = fts.query(list(by_id), query, limit=limit, recallable_only=recallable_only, origin=origin)
+        hits = ranking.rank(list(by_id), query, limit=limit, origin=origin, recallable_only=recallable_only,
+                            extend=extend)
         entries = Entry.objects.in_bulk([h.entry_id for h in hits])
         top = hits[0].rank if hits else 1.0
         for h in hits:
@@ -84,6 +85,27 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
                               r.origin))
     cards.sort(key=lambda c: c.score if c.score is not None else 0.0, reverse=True)
     return cards[:limit]
+
+
+REFERENCE = re.compile(
+    r"上次|上回|那个|那件事|之前(?:说|提|聊)|刚才|前面(?:说|提)|"
+    r"(?i:\blast time\b|\bthat (?:thing|one|issue|problem|bug|idea)\b|\bas (?:i|we) (?:said|discussed)\b|"
+    r"\bwe (?:talked|spoke) about\b|\bearlier\b)"
+)
+REFERENCE_TURNS = 3
+
+
+def expand_references(query: str, spaces: list[MemorySpace], session_id: str, origin: str | None) -> str:
+    """"That thing last time" names nothing searchable: add what this session (else the space) said last."""
+    if not REFERENCE.search(query):
+        return query
+    recent = Entry.objects.recallable().filter(space__in=[s for s in spaces if s.is_native])
+    if origin:
+        recent = recent.filter(origin=origin)
+    in_session = recent.filter(session_id=session_id) if session_id else recent.none()
+    chosen = in_session if in_session.exists() else recent
+    summaries = chosen.order_by("-at", "-id").values_list("summary", flat=True)[:REFERENCE_TURNS]
+    return " ".join([query, *summaries])
 
 
 def note_recall(cards: list[Card], query: str, actor: str) -> None:
@@ -164,10 +186,11 @@ def clip_lines(lines: list[str], limit: int) -> str:
 
 
 def build_context(spaces: list[MemorySpace], query: str, *, max_chars: int, origin: str | None,
-                  max_cards: int = 8) -> tuple[Context, list[Card]]:
+                  max_cards: int = 8, session_id: str = "") -> tuple[Context, list[Card]]:
     """Who the user is (always), then topic and entry cards by relevance, within max_chars; no full text."""
     budget = Budget(max_chars)
     who_the_user_is(spaces, origin, budget, max_chars)
+    query = expand_references(query, spaces, session_id, origin)
     cards = search(spaces, query, limit=max_cards, origin=origin, recallable_only=True) if query.strip() else []
     if cards and budget.add("## Possibly relevant (expand with memory_recall id)"):
         shown_topics: set[int] = set()

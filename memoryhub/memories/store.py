@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from memoryhub.memories import search
 from memoryhub.memories.models import Edge, EntityRef, Entry, OpLog
-from memoryhub.memories.text import clip, extract_entities, first_sentence
+from memoryhub.memories.text import capitalised_words, clip, extract_entities, first_sentence
 from memoryhub.spaces.models import MemorySpace
 
 PROXIMITY_HOURS = 24
@@ -78,8 +78,10 @@ def write(space: MemorySpace, draft: Draft, actor: str = "") -> tuple[Entry, boo
         if duplicate:
             log_op(space, "diff-skip", str(duplicate.pk), clip(draft.body, 200), actor)
             return duplicate, False
-        known = set(EntityRef.objects.filter(space=space).values_list("name", flat=True).distinct()[:5000])
-        entities = list(dict.fromkeys(draft.entities + extract_entities(f"{draft.title}\n{draft.body}", known)))[:50]
+        text = f"{draft.title}\n{draft.body}"
+        candidates = list(capitalised_words(text))[:200]
+        known = set(EntityRef.objects.filter(space=space, name__in=candidates).values_list("name", flat=True))
+        entities = list(dict.fromkeys(draft.entities + extract_entities(text, known)))[:50]
         entry = Entry(
             space=space, kind=draft.kind, at=draft.at or timezone.now(), category=draft.category,
             title=clip(draft.title, 300), body=draft.body,
@@ -128,15 +130,16 @@ def link_automatically(entry: Entry) -> int:
         hours = abs((entry.at - other.at).total_seconds()) / 3600
         meta = {"sub_type": "proximity", "hours_diff": round(hours, 2)}
         edges += _pair(other, entry, "temporal", round(1 / (1 + hours), 4), meta, meta)
+    per_name: dict[str, int] = {}
+    refs = (EntityRef.objects.filter(space_id=entry.space_id, name__in=entry.entities, entry__deleted_at__isnull=True)
+            .exclude(entry_id=entry.pk).select_related("entry").order_by("-entry__at")[:ENTITY_EDGE_CAP * 4])
     entity_edges = 0
-    for name in entry.entities:
-        if entity_edges >= ENTITY_EDGE_CAP:
-            break
-        refs = (EntityRef.objects.filter(space_id=entry.space_id, name=name, entry__deleted_at__isnull=True)
-                .exclude(entry_id=entry.pk).select_related("entry").order_by("-entry__at")[:ENTITY_NEIGHBOURS])
-        for ref in refs:
-            edges += _pair(ref.entry, entry, "entity", 1.0, {"entity": name}, {"entity": name})
-            entity_edges += 1
+    for ref in refs:
+        if entity_edges >= ENTITY_EDGE_CAP or per_name.get(ref.name, 0) >= ENTITY_NEIGHBOURS:
+            continue
+        per_name[ref.name] = per_name.get(ref.name, 0) + 1
+        edges += _pair(ref.entry, entry, "entity", 1.0, {"entity": ref.name}, {"entity": ref.name})
+        entity_edges += 1
     Edge.objects.bulk_create(edges, ignore_conflicts=True)
     return len(edges)
 

@@ -81,11 +81,16 @@ _DOMAIN_TLDS = ("com", "org", "net", "io", "dev", "ai", "cn", "app", "co")
 _NOT_FILES = frozenset({"e.g", "i.e", "etc", "vs"})
 
 
+def capitalised_words(text: str) -> set[str]:
+    """Plain capitalised words: entity candidates only if the index already knows them."""
+    return {w for w in _ASCII_WORD.findall(_URL.sub(" ", text)) if w[:1].isupper() and len(w) > 1}
+
+
 def extract_entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Regex + dictionary entities (Mnemon A8): identifiers, acronyms, files, URLs, @mentions, 《titles》.
 
     `known` admits plain capitalised words only when they are already an entity elsewhere
-    (the entity index filters, it never generates).
+    (the entity index filters, it never generates; see capitalised_words).
     """
     found: list[str] = []
 

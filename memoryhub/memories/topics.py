@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from datetime import timedelta
 
+from django.db.models import Count, Max, Min
 from django.utils import timezone
 
 from memoryhub.memories.text import extract_entities, tokenize
@@ -22,6 +23,7 @@ SPLIT_BELOW = 0.15       # share of a substantive turn's words already seen in t
 KIND_PRIORITY = ["decision", "pitfall", "insight", "structure", "experience", "progress", "preference", "fact",
                  "companion", "context", "general"]
 SIGNAL_CHARS = 1500
+SAMPLE = 20              # turns read from each end of a topic when refreshing its card
 _FILLER_BIGRAMS = frozenset(
     "一个 这个 那个 可以 我们 你们 他们 什么 没有 需要 如果 因为 所以 就是 还是 但是 然后 "
     "现在 已经 一下 这样 怎么 问题 时候 自己 不是 的话 一些 好的 帮我 看看 是不 不要".split()
@@ -91,19 +93,28 @@ def _subject_changed(entry: Entry, previous: Entry) -> bool:
 
 
 def _refresh(topic: Topic) -> Topic:
-    """Recompute time range, turn count, kind, entities, keywords and title from the topic's live turns."""
-    entries = list(topic.entries.live().order_by("at", "id"))
-    if not entries:
+    """Recompute time range, turn count, kind, entities, keywords and title from the topic's live turns.
+
+    Words and entities come from the first and last SAMPLE turns, so a long topic costs no more to refresh.
+    """
+    live = topic.entries.live()
+    stats = live.aggregate(n=Count("id"), start=Min("at"), end=Max("at"))
+    if not stats["n"]:
         return topic
+    ordered = live.order_by("at", "id").only("title", "summary", "body", "entities", "category", "at")
+    entries = list(ordered[:SAMPLE])
+    if stats["n"] > SAMPLE:
+        entries += list(live.order_by("-at", "-id").only("title", "summary", "body", "entities", "category",
+                                                           "at")[:min(SAMPLE, stats["n"] - SAMPLE)])
     entity_counts: Counter[str] = Counter()
     token_counts: Counter[str] = Counter()
     for entry in entries:
         text = " ".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
         entity_counts.update(dict.fromkeys(entry.entities or extract_entities(text), 1))
         token_counts.update(t for t in dict.fromkeys(tokenize(text)) if t not in _FILLER_BIGRAMS)
-    topic.started_at, topic.ended_at = entries[0].at, entries[-1].at
-    topic.turn_count = len(entries)
-    categories = {e.category for e in entries}
+    topic.started_at, topic.ended_at = stats["start"], stats["end"]
+    topic.turn_count = stats["n"]
+    categories = set(live.values_list("category", flat=True).distinct())
     topic.kind = next((k for k in KIND_PRIORITY if k in categories), "general")
     topic.entities = [name for name, _ in entity_counts.most_common(8)]
     topic.keywords = [word for word, _ in token_counts.most_common(12)]

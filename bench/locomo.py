@@ -1,0 +1,151 @@
+"""LoCoMo evidence-recall benchmark (../shared/bench/README.md) through the real write and search path.
+
+Each conversation becomes one space; each dialog turn one entry ("<speaker>: <text>", the session's
+date and id). Every answerable question is searched; evidence recall@k is the mean fraction of its
+evidence turns in the top k. A plain Okapi BM25 over the same tokens runs beside it as the baseline.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+import time
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+KS = (1, 5, 10, 20)
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo" / "locomo_dev.json"
+
+
+def sessions(conversation: dict):
+    """(session id, datetime, turns) in order."""
+    n = 1
+    while f"session_{n}" in conversation:
+        raw = conversation.get(f"session_{n}_date_time", "")
+        try:
+            at = datetime.strptime(raw, "%I:%M %p on %d %B, %Y")
+        except ValueError:
+            at = datetime(2023, 1, 1)
+        yield f"S{n}", at, conversation[f"session_{n}"]
+        n += 1
+
+
+def turn_text(turn: dict) -> str:
+    text = f"{turn['speaker']}: {turn['text']}"
+    if turn.get("blip_caption"):
+        text += f" [shared a photo: {turn['blip_caption']}]"
+    return text
+
+
+def questions(sample: dict):
+    for qa in sample["qa"]:
+        if qa.get("category") in (1, 2, 3, 4) and qa.get("evidence"):
+            yield qa["question"], set(qa["evidence"])
+
+
+def recall_at(ranked: list[str], evidence: set[str], k: int) -> float:
+    return len(evidence & set(ranked[:k])) / len(evidence)
+
+
+class BM25:
+    """Okapi BM25 (k1 1.2, b 0.75) in memory: the baseline."""
+
+    def __init__(self, docs: list[tuple[str, list[str]]], k1: float = 1.2, b: float = 0.75):
+        self.docs = docs
+        self.k1, self.b = k1, b
+        self.avg = sum(len(t) for _, t in docs) / max(1, len(docs))
+        df = Counter(tok for _, toks in docs for tok in set(toks))
+        n = len(docs)
+        self.idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        self.tf = [Counter(toks) for _, toks in docs]
+
+    def rank(self, query: list[str], k: int) -> list[str]:
+        scores = []
+        for (doc_id, toks), tf in zip(self.docs, self.tf):
+            s = 0.0
+            for q in set(query):
+                if q in tf:
+                    f = tf[q]
+                    s += self.idf[q] * f * (self.k1 + 1) / (f + self.k1 * (1 - self.b + self.b * len(toks) / self.avg))
+            if s:
+                scores.append((s, doc_id))
+        scores.sort(reverse=True)
+        return [d for _, d in scores[:k]]
+
+
+def percentile(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def run(limit_conversations: int | None = None) -> dict:
+    from django.utils import timezone
+
+    from memoryhub.memories import pipeline, recall
+    from memoryhub.memories.text import tokenize
+    from memoryhub.spaces.models import MemorySpace
+
+    samples = json.loads(DATA.read_text())[:limit_conversations]
+    ours = {k: [] for k in KS}
+    base = {k: [] for k in KS}
+    latencies: list[float] = []
+    ingest_seconds = 0.0
+    turns_written = 0
+    for index, sample in enumerate(samples):
+        space = MemorySpace.objects.create(slug=f"locomo-{index}", name=sample.get("sample_id", f"conv {index}"))
+        dia_of: dict[int, str] = {}
+        docs: list[tuple[str, list[str]]] = []
+        started = time.perf_counter()
+        for session_id, at, turns in sessions(sample["conversation"]):
+            for turn in turns:
+                text = turn_text(turn)
+                draft = pipeline.save_draft(category="context", title="", body=text, tags=[], related=[],
+                                            at=timezone.make_aware(at), session_id=session_id, origin="local",
+                                            kind="turn")
+                written = pipeline.write(space, draft, fact_text=text)
+                dia_of[written.entry.pk] = turn["dia_id"]
+                docs.append((turn["dia_id"], tokenize(text)))
+                turns_written += 1
+        ingest_seconds += time.perf_counter() - started
+        baseline = BM25(docs)
+        for question, evidence in questions(sample):
+            t0 = time.perf_counter()
+            cards = recall.search([space], question, limit=max(KS), recallable_only=True)
+            latencies.append((time.perf_counter() - t0) * 1000)
+            ranked = [dia_of.get(c.entry.pk) for c in cards if c.entry is not None]
+            base_ranked = baseline.rank(tokenize(question), max(KS))
+            for k in KS:
+                ours[k].append(recall_at(ranked, evidence, k))
+                base[k].append(recall_at(base_ranked, evidence, k))
+    return {
+        "questions": len(latencies),
+        "turns": turns_written,
+        "ingest_turns_per_s": turns_written / ingest_seconds if ingest_seconds else 0.0,
+        "memoryhub": {k: statistics.mean(v) for k, v in ours.items()},
+        "bm25": {k: statistics.mean(v) for k, v in base.items()},
+        "p50_ms": percentile(latencies, 50),
+        "p95_ms": percentile(latencies, 95),
+    }
+
+
+def report(result: dict) -> str:
+    lines = [
+        f"LoCoMo dev: {result['turns']} turns, {result['questions']} questions",
+        f"{'':14}" + "".join(f"R@{k:<7}" for k in KS),
+        f"{'memoryhub':14}" + "".join(f"{result['memoryhub'][k]:<9.3f}" for k in KS),
+        f"{'BM25 baseline':14}" + "".join(f"{result['bm25'][k]:<9.3f}" for k in KS),
+        f"search p50 {result['p50_ms']:.1f} ms, p95 {result['p95_ms']:.1f} ms; "
+        f"ingest {result['ingest_turns_per_s']:.0f} turns/s (in-process write pipeline)",
+        "targets: R@10 >= 0.62, search p95 <= 25 ms",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    from bench.setup import django_on_temp_data
+
+    django_on_temp_data()
+    print(report(run(int(sys.argv[1]) if len(sys.argv) > 1 else None)))
