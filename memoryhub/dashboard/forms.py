@@ -67,6 +67,7 @@ class SpaceForm(forms.Form):
     def __init__(self, *args, kind: str, space: MemorySpace | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.kind = kind
+        self.kind_label = get_provider_class(kind).label
         self.space = space
         self.fields["provider"].choices = provider_choices()
         self.fields["provider"].initial = kind

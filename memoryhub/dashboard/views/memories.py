@@ -218,6 +218,8 @@ def record_forget(request: HttpRequest, slug: str) -> HttpResponse:
 def note(request: HttpRequest, slug: str) -> HttpResponse:
     """"Note something": a person's write, through the same pipeline (redaction, facts) as an agent's."""
     space = space_for_user(request, slug)
+    if not capabilities(space).remember:
+        raise Http404("this provider takes no writes")
     form = NoteForm(request.POST)
     context = {**space_context(space, "memories"), "note_form": form}
     if form.is_valid():
