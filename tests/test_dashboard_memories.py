@@ -195,7 +195,7 @@ def test_bulk_asks_first_then_archives(client, staff):
     assert r.status_code == 200 and b"Archive 2 entries?" in r.content and b'name="confirm"' in r.content
     assert not Entry.objects.filter(archived=True).exists()
     r = client.post(url("bulk", "default"), {"action": "archive", "ids": [a.pk, b.pk], "confirm": "1"}, **HX)
-    assert "memoriesChanged" in r["HX-Trigger"]
+    assert "memoriesChanged" in r["HX-Trigger"] and b"Archived 2 entries." in r.content
     assert set(Entry.objects.filter(archived=True).values_list("pk", flat=True)) == {a.pk, b.pk}
     assert OpLog.objects.filter(operation="archive").exists()
     client.post(url("bulk", "default"), {"action": "unarchive", "ids": [a.pk], "confirm": "1"}, **HX)

@@ -267,8 +267,11 @@ def bulk(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         store.archive(entries, archived=(action == "archive"), actor=actor)
     record(actor, f"entry.bulk_{action}", space.slug, user=request.user, ids=[e.pk for e in entries])
-    context["done"] = ngettext("%(count)d entry: %(action)s done.", "%(count)d entries: %(action)s done.",
-                               len(entries)) % {"count": len(entries), "action": action}
+    context["done"] = {
+        "archive": ngettext("Archived %(count)d entry.", "Archived %(count)d entries.", len(entries)),
+        "unarchive": ngettext("Unarchived %(count)d entry.", "Unarchived %(count)d entries.", len(entries)),
+        "forget": ngettext("Forgot %(count)d entry.", "Forgot %(count)d entries.", len(entries)),
+    }[action] % {"count": len(entries)}
     if not htmx_partial(request):
         return redirect("dashboard:space", slug)
     return trigger_client_event(render(request, "dashboard/memories.html#bulk-confirm", context), CHANGED)

@@ -14,31 +14,22 @@ from memoryhub.memories.models import Entry, Fact, Topic
 from memoryhub.spaces.models import MemorySpace
 
 
+MODELS = {"fact": (Fact, "fact:"), "topic": (Topic, "t"), "entry": (Entry, "")}
+
+
+def item_key(item: dict) -> tuple[str, int] | None:
+    """(kind, primary key) of an injected item that points at one of our rows; None for persona or remote cards."""
+    model = MODELS.get(item["kind"])
+    raw = str(item["id"]).removeprefix(model[1]) if model else ""
+    return (item["kind"], int(raw)) if raw.isdigit() else None
+
+
 def explain(items: list[dict]) -> list[dict]:
     """Each injected item with what it points at (the entry, fact or topic), for the "why" table."""
-    ids = {"fact": [], "entry": [], "topic": []}
-    for item in items:
-        key = str(item["id"])
-        if item["kind"] == "fact":
-            ids["fact"].append(int(key.removeprefix("fact:")))
-        elif item["kind"] == "topic":
-            ids["topic"].append(int(key.removeprefix("t")))
-        elif item["kind"] == "entry" and key.isdigit():
-            ids["entry"].append(int(key))
-    found = {"fact": Fact.objects.in_bulk(ids["fact"]), "entry": Entry.objects.in_bulk(ids["entry"]),
-             "topic": Topic.objects.in_bulk(ids["topic"])}
-    rows = []
-    for item in items:
-        key = str(item["id"])
-        target = None
-        if item["kind"] == "fact":
-            target = found["fact"].get(int(key.removeprefix("fact:")))
-        elif item["kind"] == "topic":
-            target = found["topic"].get(int(key.removeprefix("t")))
-        elif item["kind"] == "entry" and key.isdigit():
-            target = found["entry"].get(int(key))
-        rows.append({**item, "target": target})
-    return rows
+    keys = [item_key(item) for item in items]
+    found = {kind: model.objects.in_bulk([k[1] for k in keys if k and k[0] == kind])
+             for kind, (model, _prefix) in MODELS.items()}
+    return [{**item, "target": found[key[0]].get(key[1]) if key else None} for item, key in zip(items, keys)]
 
 
 def preview_for(space: MemorySpace, query: str, max_chars: int) -> recall.Context:
