@@ -67,3 +67,11 @@ def read_spaces(call: Call, args: dict) -> list[MemorySpace]:
     if workspace:
         qs = qs.filter(Q(workspace=workspace) | Q(workspace__isnull=True))
     return list(qs)
+
+
+def home_space(call: Call, args: dict) -> MemorySpace | None:
+    """The space whose settings shape a multi-space read: where this call's writes would go, if anywhere."""
+    try:
+        return write_space(call, args)
+    except ApiError:
+        return None

@@ -18,6 +18,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from memoryhub.api.errors import ApiError, bad
 from memoryhub.api.models import AgentSession, ApiToken, hash_token
+from memoryhub.vault.grants import end_if_idle
 from providers.base import ProviderError
 
 log = logging.getLogger(__name__)
@@ -41,10 +42,11 @@ class Call:
         return self.token.actor
 
     def session(self, session_id: str) -> AgentSession:
-        """The agent session, created on first sight; refreshes its idle clock."""
+        """The agent session, created on first sight; refreshes its idle clock (after ending idle vault grants)."""
         now = timezone.now()
         session, created = AgentSession.objects.get_or_create(token=self.token, session_id=session_id)
         if not created and (now - session.last_seen_at) > timedelta(seconds=30):
+            end_if_idle(session, now)
             AgentSession.objects.filter(pk=session.pk).update(last_seen_at=now)
         return session
 

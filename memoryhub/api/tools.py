@@ -240,3 +240,6 @@ def run(call: Call, name: str, session_id: str, arguments: dict) -> dict:
     if name not in TOOLS:
         raise ApiError("not_found", f"no tool {name!r}")
     return TOOLS[name].handler(call, session_id, arguments)
+
+
+from memoryhub.api import vault_tools  # noqa: E402,F401  (registers memory_request/status/read)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
@@ -10,11 +9,12 @@ from django.utils import timezone
 from memoryhub import __version__
 from memoryhub.api import args as A
 from memoryhub.api import tools
-from memoryhub.api.access import allowed_spaces, read_spaces, workspace_arg, write_space
+from memoryhub.api.access import allowed_spaces, home_space, read_spaces, workspace_arg, write_space
 from memoryhub.api.endpoint import Call, endpoint
 from memoryhub.api.errors import ApiError, bad
 from memoryhub.api.models import AgentSession
 from memoryhub.memories import pipeline, recall
+from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.providers_info import provider_listing, space_listing
 from memoryhub.spaces.services import valid_slug
@@ -86,6 +86,9 @@ def entry_summary(result: pipeline.Written) -> dict:
             "category": "context", "receipt": result.receipt.state if result.receipt else "unknown"}
 
 
+AGENT_CONTEXTS = ("primary", "subagent", "cron", "flush")
+
+
 @endpoint("POST")
 def turns(request: HttpRequest, call: Call):
     body = call.body
@@ -94,10 +97,14 @@ def turns(request: HttpRequest, call: Call):
     assistant = A.text(body, "assistant", required=True, allow_empty=True)
     at = A.moment(body, "at")
     key = A.text(body, "idempotency_key", max_len=200)
+    agent_context = A.choice(body, "agent_context", AGENT_CONTEXTS, default="primary") or "primary"
     space = write_space(call, body)
+    call.session(session_id)
+    if not records(space, agent_context):
+        return {"entry": None, "facts": {"asserted": [], "invalidated": []}, "redactions": 0,
+                "skipped": f"{agent_context} turns are not archived in {space.slug}"}, 200
     draft, user_text = pipeline.turn_draft(user, assistant, session_id=session_id, at=at, origin=call.origin,
                                            idempotency_key=key)
-    call.session(session_id)
     result = pipeline.write(space, draft, actor=call.actor, fact_text=user_text)
     payload = {"entry": entry_summary(result), "facts": result.facts, "redactions": result.redactions}
     if not result.created:
@@ -105,16 +112,25 @@ def turns(request: HttpRequest, call: Call):
     return payload, (201 if result.created else 200)
 
 
+def records(space: MemorySpace, agent_context: str) -> bool:
+    """Only the primary agent's turns are archived, plus sub-agents' where recordSubagents is on."""
+    if agent_context == "primary":
+        return True
+    return agent_context == "subagent" and space_settings.effective(space)["recordSubagents"]
+
+
 @endpoint("POST")
 def context(request: HttpRequest, call: Call) -> dict:
     body = call.body
     session_id = session_arg(body)
     query = A.text(body, "query", max_len=4000)
-    max_chars = A.integer(body, "max_chars", default=settings.MEMORYHUB["DEFAULT_INJECT_CHARS"], low=0, high=100_000)
+    max_chars = None
+    if body.get("max_chars") is not None:
+        max_chars = A.integer(body, "max_chars", default=0, low=0, high=100_000)
     spaces = read_spaces(call, body)
     call.session(session_id)
-    ctx, cards = recall.build_context(spaces, query, max_chars=max_chars, origin=recall.origin_filter(call.origin),
-                                      max_cards=settings.MEMORYHUB["MAX_RECALL"], session_id=session_id)
+    ctx, cards = recall.inject(spaces, query, origin=recall.origin_filter(call.origin), session_id=session_id,
+                               max_chars=max_chars, home=home_space(call, body))
     recall.note_recall(cards, query, call.actor)
     return {"text": ctx.text, "chars": ctx.chars, "items": ctx.items}
 

@@ -15,6 +15,7 @@ from memoryhub.memories.models import Entry
 from memoryhub.memories.text import classify, clip, first_sentence
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for, record_space_error
+from memoryhub.vault import export
 from memoryhub.vault.redaction import redact, redact_all
 from providers.base import ProviderError, Receipt
 
@@ -55,6 +56,7 @@ def write(space: MemorySpace, draft: store.Draft, *, actor: str = "", fact_text:
         result = Written(space, entry=entry, created=created, redactions=draft.redactions)
         if created:
             grow(entry, result, fact_text if fact_text is not None else draft.body)
+            export.schedule(space)
     return result
 
 

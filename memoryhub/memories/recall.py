@@ -7,12 +7,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from memoryhub.memories import facts, persona, ranking, store, topics
+from memoryhub.memories import facts, persona, policies, ranking, store, topics
 from memoryhub.memories.models import Entry, Persona
-from memoryhub.memories.text import clip
+from memoryhub.memories.text import clip, token_set
+from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for, record_space_error
 from providers.base import ProviderError
+from providers.registry import get_provider_class
 
 log = logging.getLogger(__name__)
 
@@ -30,10 +32,12 @@ class Card:
     score: float | None
     origin: str
     entry: Entry | None = field(default=None, repr=False)
+    tier: str = "unknown"
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "space": self.space, "summary": self.summary, "category": self.category,
-                "at": self.at, "score": self.score, "origin": self.origin, "provider": self.provider}
+                "at": self.at, "score": self.score, "origin": self.origin, "provider": self.provider,
+                "tier": self.tier}
 
 
 def origin_filter(token_origin: str, scope: str = "all") -> str | None:
@@ -51,40 +55,65 @@ def entry_card(entry: Entry, score: float | None, space: MemorySpace) -> Card:
                 entry.at_iso, score, entry.origin, entry)
 
 
+def native_relevance(query_tokens: set[str], entry: Entry, rank: float, top: float) -> float:
+    """A 0–1 relevance: half the rank against the best hit, half the share of query words the entry has."""
+    if not query_tokens:
+        return round(min(1.0, rank / top), 4)
+    words = token_set(" ".join([entry.title, entry.summary, entry.body[:4000], " ".join(entry.tags or [])]))
+    coverage = len(query_tokens & words) / len(query_tokens)
+    return round(min(1.0, 0.5 * rank / top + 0.5 * coverage), 4)
+
+
 def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str | None = None,
-           recallable_only: bool = False, extend: bool = True, errors: list[str] | None = None) -> list[Card]:
-    """Cards from every space, best first. Provider failures are collected in `errors`, never raised."""
-    native = [s for s in spaces if s.is_native]
+           recallable_only: bool = False, extend: bool = True, errors: list[str] | None = None,
+           policy: dict | None = None) -> list[Card]:
+    """Cards from every space, best first, each with a relevance tier.
+
+    When the spaces span several providers (whose scores mean different things), the recall
+    policy (space_settings: strict-v1 by default) fetches extra candidates and filters by tier.
+    Provider failures are collected in `errors`, never raised.
+    """
+    config = policy or space_settings.defaults()
+    mixed = len({s.provider for s in spaces}) > 1
+    wanted = policies.candidate_limit(limit, config["recallMultiplier"]) if mixed else limit
     cards: list[Card] = []
+    native = [s for s in spaces if s.is_native]
     if native:
         by_id = {s.pk: s for s in native}
-        hits = ranking.rank(list(by_id), query, limit=limit, origin=origin, recallable_only=recallable_only,
+        hits = ranking.rank(list(by_id), query, limit=wanted, origin=origin, recallable_only=recallable_only,
                             extend=extend)
         entries = Entry.objects.in_bulk([h.entry_id for h in hits])
         top = hits[0].rank if hits else 1.0
+        query_tokens = token_set(query)
         for h in hits:
             entry = entries.get(h.entry_id)
             if entry:
-                cards.append(entry_card(entry, round(min(1.0, h.rank / top), 4), by_id[entry.space_id]))
+                cards.append(entry_card(entry, native_relevance(query_tokens, entry, h.rank, top),
+                                        by_id[entry.space_id]))
     for space in spaces:
-        if space.is_native:
-            continue
-        try:
-            records = provider_for(space).search(query, limit=limit)
-        except ProviderError as exc:
-            log.warning("search in %s failed: %s", space.slug, exc.message)
-            record_space_error(space, exc)
-            if errors is not None:
-                errors.append(f"{space.slug}: {exc.message}")
-            continue
-        for r in records:
-            if origin and r.origin != origin:
-                continue
-            cards.append(Card(f"{space.slug}:{r.id}", space.slug, space.provider,
-                              clip(r.extra.get("summary") or r.title or r.text, 240), r.category, r.at, r.score,
-                              r.origin))
+        if not space.is_native:
+            cards += remote_cards(space, query, wanted, origin, errors)
+    for card in cards:
+        card.tier = policies.tier(card.score, get_provider_class(card.provider).score_semantics, config)
+    if mixed:
+        return policies.apply(cards, limit, config)
     cards.sort(key=lambda c: c.score if c.score is not None else 0.0, reverse=True)
     return cards[:limit]
+
+
+def remote_cards(space: MemorySpace, query: str, limit: int, origin: str | None,
+                 errors: list[str] | None) -> list[Card]:
+    try:
+        records = provider_for(space).search(query, limit=limit)
+    except ProviderError as exc:
+        log.warning("search in %s failed: %s", space.slug, exc.message)
+        record_space_error(space, exc)
+        if errors is not None:
+            errors.append(f"{space.slug}: {exc.message}")
+        return []
+    return [Card(f"{space.slug}:{r.id}", space.slug, space.provider, clip(r.extra.get("summary") or r.title or r.text, 240),
+                 r.category, r.at, r.score, r.origin)
+            for r in records if not origin or r.origin == origin]
 
 
 REFERENCE = re.compile(
@@ -206,3 +235,17 @@ def build_context(spaces: list[MemorySpace], query: str, *, max_chars: int, orig
             line = f"- {card.at[:16].replace('T', ' ')} · {card.category} — {clip(card.summary, 200)} | id={card.id}"
             budget.add(line, {"id": card.id, "kind": "entry", "score": card.score})
     return budget.result(), cards
+
+
+def inject(spaces: list[MemorySpace], query: str, *, origin: str | None, session_id: str = "",
+           max_chars: int | None = None, home: MemorySpace | None = None) -> tuple[Context, list[Card]]:
+    """Exactly what /api/v1/context injects (the dashboard's recall preview calls this too).
+
+    Spaces whose `inject` setting is off are left out; the budget and card count default to the
+    home space's settings (the space writes go to), else the global defaults.
+    """
+    config = space_settings.effective(home)
+    budget = config["maxInjectChars"] if max_chars is None else max_chars
+    injected = [s for s in spaces if space_settings.effective(s)["inject"]]
+    return build_context(injected, query, max_chars=budget, origin=origin, max_cards=config["maxRecall"],
+                         session_id=session_id)

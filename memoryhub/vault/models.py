@@ -14,7 +14,7 @@ def new_request_id() -> str:
 
 
 class AccessRequest(models.Model):
-    STATUS_CHOICES = [("pending", "pending"), ("approved", "approved"), ("denied", "denied")]
+    STATUS_CHOICES = [("pending", "pending"), ("approved", "approved"), ("denied", "denied"), ("closed", "closed")]
 
     id = models.CharField(primary_key=True, max_length=40, default=new_request_id, editable=False)
     token = models.ForeignKey("api.ApiToken", null=True, on_delete=models.SET_NULL, related_name="requests")
@@ -22,6 +22,10 @@ class AccessRequest(models.Model):
     spaces = models.ManyToManyField("spaces.MemorySpace", related_name="access_requests")
     criteria = models.JSONField(default=dict)
     matched = models.PositiveIntegerField(default=0)
+    entries = models.ManyToManyField(
+        "memories.Entry", blank=True, related_name="access_requests",
+        help_text="The entries that matched when the request was filed: an approval can never reach beyond them.",
+    )
     status = models.CharField(max_length=10, choices=STATUS_CHOICES, default="pending", db_index=True)
     created_at = models.DateTimeField(default=timezone.now)
     decided_at = models.DateTimeField(null=True, blank=True)
@@ -32,6 +36,11 @@ class AccessRequest(models.Model):
 
     def __str__(self) -> str:
         return self.id
+
+    @property
+    def criteria_text(self) -> list[tuple[str, str]]:
+        """The criteria as (name, text) pairs for people to read."""
+        return [(k, ", ".join(v) if isinstance(v, list) else str(v)) for k, v in self.criteria.items()]
 
 
 class Grant(models.Model):

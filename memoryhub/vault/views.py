@@ -1,0 +1,170 @@
+"""The vault's dashboard: browse vault memories, decide agents' requests, revoke grants, download MEMORY.md."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import user_passes_test
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.db.models import Prefetch, Q
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_GET, require_POST
+
+from memoryhub.memories.models import CATEGORIES, Entry
+from memoryhub.spaces.models import MemorySpace, Workspace
+from memoryhub.vault import export, grants
+from memoryhub.vault.models import AccessRequest, Grant
+
+EVENT_CATEGORIES = CATEGORIES[:6]
+staff_required = user_passes_test(lambda u: u.is_active and u.is_staff)
+
+
+def mark_seen() -> None:
+    """Looking at the vault clears the sidebar's grey dot."""
+    MemorySpace.objects.filter(access="vault").update(last_seen_at=timezone.now())
+
+
+def with_entries(requests):
+    live = Entry.objects.live().select_related("space").order_by("-at", "-id")
+    return requests.select_related("token").prefetch_related(
+        "spaces", Prefetch("entries", live, to_attr="live_entries"))
+
+
+def request_or_404(request_id: str) -> AccessRequest:
+    """The request, locked for the decision (callers run inside a transaction)."""
+    return get_object_or_404(AccessRequest.objects.select_for_update(), pk=request_id)
+
+
+@require_GET
+@staff_required
+def entries(request: HttpRequest, companion: bool = False) -> HttpResponse:
+    qs = Entry.objects.live().filter(space__access="vault").select_related("space")
+    chosen = [c for c in request.GET.getlist("category") if c in CATEGORIES]
+    if companion:
+        qs = qs.filter(category="companion")
+    elif chosen:
+        qs = qs.filter(category__in=chosen)
+    query = request.GET.get("q", "").strip()[:200]
+    for word in query.split():
+        qs = qs.filter(Q(title__icontains=word) | Q(body__icontains=word))
+    page = Paginator(qs.order_by("-at", "-id"), 50).get_page(request.GET.get("page"))
+    mark_seen()
+    context = {"page": page, "query": query, "chosen": chosen, "categories": EVENT_CATEGORIES,
+               "companion": companion, "tab": "companion" if companion else "entries", "nav": "vault-memories",
+               "workspaces": Workspace.objects.all()}
+    template = "vault/entries.html#entry-list" if request.htmx else "vault/entries.html"
+    return render(request, template, context)
+
+
+@require_GET
+@staff_required
+def entry(request: HttpRequest, entry_id: int) -> HttpResponse:
+    item = get_object_or_404(Entry.objects.live().select_related("space"), pk=entry_id)
+    names = [int(i) for i in item.related if str(i).isdigit()]
+    named = Entry.objects.live().filter(pk__in=names).select_related("space")
+    citing = [e for e in Entry.objects.live().filter(related__icontains=f'"{item.pk}"').select_related("space")
+              if str(item.pk) in e.related]
+    return render(request, "vault/entry.html",
+                  {"entry": item, "named": named, "citing": citing, "nav": "vault-memories"})
+
+
+@require_GET
+@staff_required
+def requests(request: HttpRequest) -> HttpResponse:
+    grants.expire_idle()
+    pending = with_entries(AccessRequest.objects.filter(status="pending"))
+    mark_seen()
+    return render(request, "vault/requests.html", {"pending": pending, "tab": "requests", "nav": "vault"})
+
+
+def decided(request: HttpRequest, req: AccessRequest, message: str, level: int = messages.SUCCESS) -> HttpResponse:
+    """htmx: the request's card becomes a one-line outcome; otherwise back to the list with a message."""
+    if request.htmx:
+        return render(request, "vault/requests.html#decided", {"req": req, "message": message, "level": level})
+    messages.add_message(request, level, message)
+    return redirect("vault:requests")
+
+
+def refused(request: HttpRequest, req: AccessRequest, message: str) -> HttpResponse:
+    """htmx: the same card again with the reason; otherwise back to the list with a message."""
+    if request.htmx:
+        card = with_entries(AccessRequest.objects.filter(pk=req.pk)).get()
+        return render(request, "vault/requests.html#request-card", {"req": card, "error": message})
+    messages.error(request, message)
+    return redirect("vault:requests")
+
+
+@require_POST
+@staff_required
+def approve(request: HttpRequest, request_id: str) -> HttpResponse:
+    with transaction.atomic():
+        req = request_or_404(request_id)
+        if req.status != "pending":
+            return decided(request, req, _("This request was already decided."), messages.WARNING)
+        if request.POST.get("all") == "1":
+            ids = None
+        else:
+            try:
+                ids = [int(v) for v in request.POST.getlist("entries")]
+            except ValueError:
+                return HttpResponseBadRequest("entries must be entry ids")
+            if not ids:
+                return refused(request, req, _("Tick at least one entry, or press Deny."))
+        try:
+            grant = grants.approve(req, ids, request.user)
+        except grants.OutsideRequest:
+            return HttpResponseBadRequest("an approval can only name entries that matched the request")
+    count = grant.entries.count()
+    return decided(request, req, ngettext("Allowed %(n)d entry for session %(s)s.",
+                                          "Allowed %(n)d entries for session %(s)s.", count)
+                   % {"n": count, "s": req.session_id})
+
+
+@require_POST
+@staff_required
+def deny(request: HttpRequest, request_id: str) -> HttpResponse:
+    with transaction.atomic():
+        req = request_or_404(request_id)
+        if req.status != "pending":
+            return decided(request, req, _("This request was already decided."), messages.WARNING)
+        grants.deny(req, request.user)
+    return decided(request, req, _("Denied; the agent reads nothing."))
+
+
+@require_GET
+@staff_required
+def granted(request: HttpRequest) -> HttpResponse:
+    grants.expire_idle()
+    live = (Grant.objects.filter(ended_at__isnull=True, revoked_at__isnull=True)
+            .select_related("request__token", "request__decided_by")
+            .prefetch_related(Prefetch("entries", Entry.objects.live().order_by("-at"), to_attr="live_entries")))
+    mark_seen()
+    return render(request, "vault/grants.html", {"grants": live, "tab": "grants", "nav": "grants"})
+
+
+@require_POST
+@staff_required
+def revoke(request: HttpRequest, request_id: str) -> HttpResponse:
+    grant = get_object_or_404(Grant, request_id=request_id)
+    if grant.live:
+        grants.revoke(grant, request.user)
+        message = _("Revoked; the agent can no longer read these entries.")
+    else:
+        message = _("This grant had already ended.")
+    if request.htmx:
+        return render(request, "vault/grants.html#revoked", {"grant": grant, "message": message})
+    messages.success(request, message)
+    return redirect("vault:grants")
+
+
+@require_GET
+@staff_required
+def export_download(request: HttpRequest, slug: str) -> HttpResponse:
+    workspace = get_object_or_404(Workspace, slug=slug)
+    response = HttpResponse(export.render(workspace), content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{export.FILENAME}"'
+    return response
