@@ -183,6 +183,6 @@ class FactForm(forms.Form):
 
 class RecallForm(forms.Form):
     q = forms.CharField(label=_("What the agent is about to answer"), required=False, max_length=4000)
-    max_chars = forms.IntegerField(label=_("Budget (characters)"), min_value=0, max_value=100_000,
-                                   initial=settings.MEMORYHUB["DEFAULT_INJECT_CHARS"], required=False)
+    max_chars = forms.IntegerField(label=_("Budget (characters)"), min_value=0, max_value=100_000, required=False,
+                                   help_text=_("Blank: the space's maxInjectChars setting."))
 

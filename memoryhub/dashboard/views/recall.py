@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
@@ -11,6 +10,7 @@ from memoryhub.dashboard.access import render_page, space_context, space_for_use
 from memoryhub.dashboard.forms import RecallForm
 from memoryhub.memories import recall
 from memoryhub.memories.models import Entry, Fact, Topic
+from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 
 
@@ -33,27 +33,27 @@ def explain(items: list[dict]) -> list[dict]:
 
 
 def preview_for(space: MemorySpace, query: str, max_chars: int) -> recall.Context:
-    """build_context with the arguments the API's /context uses for a local token naming this space."""
+    """recall.inject with the arguments /api/v1/context uses for a local token naming this space in a new session."""
     spaces = [] if space.is_vault else [space]
-    ctx, _cards = recall.build_context(spaces, query, max_chars=max_chars, origin=recall.origin_filter("local"),
-                                       max_cards=settings.MEMORYHUB["MAX_RECALL"])
+    ctx, _cards = recall.inject(spaces, query, origin=recall.origin_filter("local"), max_chars=max_chars, home=space)
     return ctx
 
 
 @require_GET
 @login_required
 def preview(request: HttpRequest, slug: str) -> HttpResponse:
-    """Nothing here counts as access: build_context never bumps hits and we never call note_recall."""
+    """Nothing here counts as access: inject never bumps hits and we never call note_recall."""
     space = space_for_user(request, slug)
     if "recall" not in space_tabs(space):
         raise Http404("this provider cannot recall")
+    config = space_settings.effective(space)
     form = RecallForm(request.GET)
-    context = {**space_context(space, "recall"), "form": form,
-               "default_chars": settings.MEMORYHUB["DEFAULT_INJECT_CHARS"]}
+    context = {**space_context(space, "recall"), "form": form, "default_chars": config["maxInjectChars"],
+               "inject_off": not config["inject"]}
     if form.is_valid() and space.active:
         max_chars = form.cleaned_data["max_chars"]
         if max_chars is None:
-            max_chars = settings.MEMORYHUB["DEFAULT_INJECT_CHARS"]
+            max_chars = config["maxInjectChars"]
         ctx = preview_for(space, form.cleaned_data["q"], max_chars)
         context.update(ctx=ctx, max_chars=max_chars, items=explain(ctx.items),
                        percent=min(100, ctx.chars * 100 // max_chars) if max_chars else 0)
