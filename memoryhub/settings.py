@@ -139,6 +139,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
     }
+    # Tests run on a real file, so threads (compaction beside a writer) see SQLite's real locking.
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test-memoryhub.sqlite3")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -226,6 +228,9 @@ MEMORYHUB = {
     "LLM_API_KEY": os.environ.get("MEMORYHUB_LLM_API_KEY", ""),
     "LLM_TIMEOUT": envfloat("MEMORYHUB_LLM_TIMEOUT", 25.0),
     "RATE_LIMIT_PER_MINUTE": envint("MEMORYHUB_RATE_LIMIT_PER_MINUTE", 600),
+    "JOB_RETENTION_DAYS": envint("MEMORYHUB_JOB_RETENTION_DAYS", 30),
+    "NOTEBOOK_MEMORY_CHARS": envint("MEMORYHUB_NOTEBOOK_MEMORY_CHARS", 2200),
+    "NOTEBOOK_USER_CHARS": envint("MEMORYHUB_NOTEBOOK_USER_CHARS", 1375),
     # Defaults of every per-space setting (memoryhub/spaces/space_settings.py); a space may override each.
     "SPACE_DEFAULTS": {
         "inject": envbool("MEMORYHUB_INJECT", "true"),

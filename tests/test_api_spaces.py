@@ -82,3 +82,34 @@ def test_bad_space_input_names_the_field_and_creates_nothing(api, body, field):
     r = api.post("spaces", body)
     assert r.status_code == 400 and r.json()["error"]["field"] == field
     assert not MemorySpace.objects.filter(slug="x").exists()
+
+
+def test_smart_selection_with_local_only_picks_a_local_provider_by_rule(api):
+    r = api.post("spaces", {"slug": "smart", "name": "Smart", "selection": {
+        "candidates": ["mem0", "holographic"], "boundary": "local-only", "required": ["related"]}})
+    assert r.status_code == 201, r.content
+    space = MemorySpace.objects.get(slug="smart")
+    assert space.provider in ("native", "holographic")
+    assert space.selection["source"] == "rules" and space.selection["reason"]
+    assert "mem0" not in space.selection["eligible"]
+
+
+def test_smart_selection_without_llm_breaks_ties_deterministically(api):
+    picks = set()
+    for i in range(3):
+        r = api.post("spaces", {"slug": f"s{i}", "name": "S", "selection": {"candidates": ["holographic", "native"]}})
+        picks.add(r.json()["provider"])
+    assert len(picks) == 1
+
+
+def test_native_is_always_a_local_candidate(api):
+    r = api.post("spaces", {"slug": "only", "name": "N", "selection": {
+        "candidates": ["mem0"], "boundary": "local-only", "required": ["link", "graph"]}})
+    assert r.status_code == 201 and r.json()["provider"] == "native"
+
+
+@pytest.mark.parametrize("selection", [{"candidates": ["nosuch"]}, {"candidates": []}, {"candidates": ["native"],
+                                        "boundary": "moon"}, "smart"])
+def test_bad_selection_is_a_clear_error(api, selection):
+    r = api.post("spaces", {"slug": "bad", "name": "N", "selection": selection})
+    assert r.status_code == 400 and r.json()["error"]["field"] == "selection"

@@ -156,14 +156,6 @@ def test_unknown_kinds_and_bad_arguments():
         select_provider(ALL, required={"telepathy"})
 
 
-def test_native_profile_falls_back_when_the_app_cannot_be_imported(monkeypatch):
-    def broken(kind):
-        raise ImportError("needs Django")
-    monkeypatch.setattr(selection.registry, "get_provider_class", broken)
-    native = profile("native")
-    assert native.locality == "local" and native.has("exact-write") and native.has("link")
-
-
 def test_build_prompt_truncates_a_huge_policy():
     prompt = build_prompt([profile("holographic")], "balanced", "x" * 10000, set(), "any")
     assert prompt.count("x") < 5000

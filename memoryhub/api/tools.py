@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from django.db import transaction
+
 from memoryhub.api import args as A
 from memoryhub.api.access import named_space, read_spaces, write_space
 from memoryhub.api.endpoint import Call
@@ -216,6 +218,13 @@ def memory_facts(call: Call, session_id: str, args: dict) -> dict:
         return {"facts": [facts.fact_to_dict(f) for f in found.order_by("subject", "predicate", "-created_at")[:500]]}
     space = profile_space(call, args)
     predicate = A.text(args, "predicate", required=True, max_len=60)
+    with transaction.atomic():
+        touched = change_fact(call, space, action, subject, predicate, args)
+    return {"facts": [facts.fact_to_dict(f) for f in touched]}
+
+
+def change_fact(call: Call, space: MemorySpace, action: str, subject: str, predicate: str, args: dict) -> list:
+    """Assert or invalidate one fact (one transaction: the change and its op log entry)."""
     if action == "assert":
         value = redact(A.text(args, "value", required=True, max_len=facts.MAX_VALUE_CHARS)).text
         changes = facts.assert_fact(space, subject, predicate, value, origin=call.origin, method="manual")
@@ -233,7 +242,7 @@ def memory_facts(call: Call, session_id: str, args: dict) -> dict:
                      call.actor)
     for fact in touched:
         fact.refresh_from_db()
-    return {"facts": [facts.fact_to_dict(f) for f in touched]}
+    return touched
 
 
 def run(call: Call, name: str, session_id: str, arguments: dict) -> dict:
@@ -243,3 +252,4 @@ def run(call: Call, name: str, session_id: str, arguments: dict) -> dict:
 
 
 from memoryhub.api import vault_tools  # noqa: E402,F401  (registers memory_request/status/read)
+from memoryhub.api import notebook_tools  # noqa: E402,F401

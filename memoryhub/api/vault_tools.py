@@ -7,6 +7,7 @@ import os
 import re
 from datetime import datetime, timedelta
 
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -108,13 +109,14 @@ def memory_request(call: Call, session_id: str, args: dict) -> dict:
         "from": start.isoformat() if start else "", "to": args.get("to") or "", "query": query,
     }.items() if value}
     criteria["limit"] = limit
-    req = AccessRequest.objects.create(
-        token=call.token, session_id=session_id, criteria=criteria, matched=len(ids),
-        status="pending" if ids else "closed", decided_at=None if ids else timezone.now(),
-    )
-    req.spaces.set(spaces)
-    req.entries.set(ids)
-    record(call.actor, "vault.request", req.id, session=session_id, criteria=criteria, entries=ids)
+    with transaction.atomic():
+        req = AccessRequest.objects.create(
+            token=call.token, session_id=session_id, criteria=criteria, matched=len(ids),
+            status="pending" if ids else "closed", decided_at=None if ids else timezone.now(),
+        )
+        req.spaces.set(spaces)
+        req.entries.set(ids)
+        record(call.actor, "vault.request", req.id, session=session_id, criteria=criteria, entries=ids)
     return {"request_id": req.id, "matched": len(ids)}
 
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from memoryhub import __version__
 from memoryhub.api import args as A
-from memoryhub.api import tools
+from memoryhub.api import notebook_tools, tools
 from memoryhub.api.access import allowed_spaces, home_space, read_spaces, workspace_arg, write_space
 from memoryhub.api.endpoint import Call, endpoint
 from memoryhub.api.errors import ApiError, bad
@@ -17,7 +17,8 @@ from memoryhub.memories import pipeline, recall
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.providers_info import provider_listing, space_listing
-from memoryhub.spaces.services import valid_slug
+from memoryhub.spaces.selection import SelectionError
+from memoryhub.spaces.services import choose_provider, valid_slug
 from memoryhub.vault.grants import end_session
 from providers.registry import PROVIDERS, get_provider_class
 
@@ -51,30 +52,55 @@ def create_space(call: Call):
     if not valid_slug(slug):
         raise bad("slug must be lower-case letters, digits, - or _, starting with a letter or digit", "slug")
     name = A.text(body, "name", required=True, max_len=200)
-    kind = A.choice(body, "provider", list(PROVIDERS), default="native") or "native"
     access = A.choice(body, "access", ("open", "vault"), default="open") or "open"
     description = A.text(body, "description", max_len=2000)
     config = A.obj(body.get("config"), "config")
-    fields = {f.key: f for f in get_provider_class(kind).space_fields}
-    for key, value in config.items():
-        if key not in fields:
-            raise bad(f"{key!r} is not a space field of {kind} (fields: {', '.join(fields) or 'none'})", "config")
-        if fields[key].secret:
-            raise bad(f"{key!r} is a secret; set it on the provider services page", "config")
-        if not isinstance(value, (str, int, float, bool)):
-            raise bad(f"config {key!r} must be a string, number or boolean", "config")
-    missing = [k for k, f in fields.items() if f.required and config.get(k) in (None, "")]
-    if missing:
-        raise bad(f"config needs {', '.join(missing)} for {kind}", "config")
+    if body.get("selection") is not None:
+        kind, selection = smart_choice(A.obj(body.get("selection"), "selection"), description)
+        config = {k: v for k, v in config.items() if k in {f.key for f in get_provider_class(kind).space_fields}}
+    else:
+        kind = A.choice(body, "provider", list(PROVIDERS), default="native") or "native"
+        selection = {"source": "manual", "by": call.actor}
+    check_space_config(kind, config)
     workspace = workspace_arg(call, body)
     with transaction.atomic():
         if MemorySpace.objects.filter(slug=slug).exists():
             raise ApiError("conflict", f"space {slug!r} exists", "slug")
         space = MemorySpace.objects.create(
             slug=slug, name=name, provider=kind, access=access, description=description, config=config,
-            workspace=workspace, selection={"source": "manual", "by": call.actor},
+            workspace=workspace, selection=selection,
         )
     return space_listing(space), 201
+
+
+def check_space_config(kind: str, config: dict) -> None:
+    fields = {f.key: f for f in get_provider_class(kind).space_fields}
+    for key, value in config.items():
+        if key not in fields:
+            raise bad(f"{key!r} is not a space field of {kind} (fields: {', '.join(fields) or 'none'})", "config")
+        if not isinstance(value, (str, int, float, bool)):
+            raise bad(f"config {key!r} must be a string, number or boolean", "config")
+    missing = [k for k, f in fields.items() if f.required and config.get(k) in (None, "")]
+    if missing:
+        raise bad(f"config needs {', '.join(missing)} for {kind}", "config")
+
+
+def smart_choice(selection: dict, description: str) -> tuple[str, dict]:
+    """Smart mode: hard rules over the ticked candidates, then the configured LLM (never given credentials)."""
+    candidates = A.strings(selection, "candidates", max_items=len(PROVIDERS), max_len=20)
+    unknown = [c for c in candidates if c not in PROVIDERS]
+    if not candidates or unknown:
+        raise bad(f"selection.candidates must list provider kinds ({', '.join(PROVIDERS)})", "selection")
+    required = set(A.strings(selection, "required", max_items=10, max_len=20))
+    try:
+        decision = choose_provider(
+            candidates, boundary=A.text(selection, "boundary", max_len=20, default="any") or "any",
+            required=required, preference=A.text(selection, "preference", max_len=20, default="balanced") or "balanced",
+            policy_prompt="\n".join(p for p in (description, A.text(selection, "policy_prompt", max_len=4000)) if p),
+        )
+    except (SelectionError, ValueError) as exc:
+        raise bad(str(exc), "selection") from exc
+    return decision.provider, {"source": decision.source, **decision.as_dict()}
 
 
 def entry_summary(result: pipeline.Written) -> dict:
@@ -128,11 +154,17 @@ def context(request: HttpRequest, call: Call) -> dict:
     if body.get("max_chars") is not None:
         max_chars = A.integer(body, "max_chars", default=0, low=0, high=100_000)
     spaces = read_spaces(call, body)
-    call.session(session_id)
+    session = call.session(session_id)
+    home = home_space(call, body)
+    # Notebooks first, as frozen at the session's first call; they count against the budget.
+    budget = space_settings.effective(home)["maxInjectChars"] if max_chars is None else max_chars
+    pinned, pinned_items = notebook_tools.pinned(call, session, body, budget)
+    rest = max(0, budget - len(pinned) - (1 if pinned else 0))
     ctx, cards = recall.inject(spaces, query, origin=recall.origin_filter(call.origin), session_id=session_id,
-                               max_chars=max_chars, home=home_space(call, body))
+                               max_chars=rest, home=home)
     recall.note_recall(cards, query, call.actor)
-    return {"text": ctx.text, "chars": ctx.chars, "items": ctx.items}
+    text = "\n".join(t for t in (pinned, ctx.text) if t)
+    return {"text": text, "chars": len(text), "items": pinned_items + ctx.items}
 
 
 @endpoint("POST")
@@ -154,5 +186,4 @@ def tool_call(request: HttpRequest, call: Call, name: str) -> dict:
     session_id = session_arg(call.body)
     arguments = A.obj(call.body.get("arguments"), "arguments")
     call.session(session_id)
-    with transaction.atomic():
-        return {"result": tools.run(call, name, session_id, arguments)}
+    return {"result": tools.run(call, name, session_id, arguments)}

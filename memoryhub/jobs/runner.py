@@ -24,6 +24,13 @@ JOB_KINDS: dict[str, tuple[str, str]] = {
     # kind: (label, dotted path of the job function)
     "selftest": ("Self test", "memoryhub.jobs.runner.selftest"),
     "persona_rebuild": ("Persona rebuild", "memoryhub.memories.jobs.persona_rebuild"),
+    "verify_write": ("Verify a remote write", "memoryhub.memories.jobs.verify_write"),
+    "summarize": ("Summarise a turn", "memoryhub.memories.jobs.summarize_entry"),
+    "consolidate": ("Consolidation", "memoryhub.memories.jobs.consolidate_space"),
+    "consolidate_undo": ("Undo consolidation", "memoryhub.memories.jobs.consolidate_undo"),
+    "compact": ("Storage compaction", "memoryhub.memories.jobs.compact_storage"),
+    "import_history": ("History import", "memoryhub.memories.jobs.import_history"),
+    "retag_origin": ("Origin re-tag", "memoryhub.memories.jobs.retag_origin"),
 }
 
 

@@ -1,6 +1,7 @@
 from django.contrib import admin
 
-from memoryhub.memories.models import Edge, EntityRef, Entry, Fact, OpLog, Persona, Topic
+from memoryhub.memories.models import (ConsolidationRun, Edge, EntityRef, Entry, Fact, Notebook, OpLog, Persona,
+                                       RemoteWrite, Topic)
 
 
 @admin.register(Entry)
@@ -53,3 +54,22 @@ class EntityRefAdmin(admin.ModelAdmin):
     list_filter = ("space",)
     search_fields = ("name",)
     raw_id_fields = ("entry",)
+
+
+@admin.register(ConsolidationRun)
+class ConsolidationRunAdmin(admin.ModelAdmin):
+    list_display = ("id", "space", "status", "method", "created_at", "undone_at")
+    list_filter = ("status", "space")
+
+
+@admin.register(RemoteWrite)
+class RemoteWriteAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "space", "state", "provider_id", "checked_at")
+    list_filter = ("state", "space")
+    search_fields = ("title", "body", "provider_id", "uri", "error")
+
+
+@admin.register(Notebook)
+class NotebookAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "updated_at", "updated_by")
+    list_filter = ("target",)

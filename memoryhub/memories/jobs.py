@@ -13,3 +13,126 @@ def persona_rebuild(job: Job) -> dict:
     result = persona.rebuild(job.space)
     job_progress(job, 100, f"frame rebuilt by {result['method']}")
     return {k: result[k] for k in ("method", "asserted", "invalidated", "rejected", "events", "error")}
+
+
+def verify_write(job: Job) -> dict:
+    """Check a remote write that is waiting for proof (OpenViking: URI, bytes, index, read-back).
+
+    Nothing retries automatically: a write still unproven stays "pending check" for a person to
+    re-check. If our own bookkeeping fails after a verified commit, the exact file is deleted again.
+    """
+    from django.utils import timezone
+
+    from memoryhub.memories.models import RemoteWrite
+    from memoryhub.spaces.services import provider_for
+    from providers.base import Receipt
+
+    write = RemoteWrite.objects.select_related("space").get(pk=job.params["write"])
+    job_progress(job, 20, f"verifying {write.uri or write.provider_id}")
+    provider = provider_for(write.space)
+    try:
+        receipt = provider.verify(Receipt(write.state, provider_id=write.provider_id, uri=write.uri,
+                                          error=write.error, detail=write.detail))
+        try:
+            RemoteWrite.objects.filter(pk=write.pk).update(
+                state=receipt.state, provider_id=receipt.provider_id, uri=receipt.uri or write.uri,
+                detail=receipt.detail, error=receipt.error, checked_at=timezone.now())
+        except Exception:
+            if receipt.state == "committed" and receipt.provider_id:
+                provider.forget(receipt.provider_id)
+            raise
+    finally:
+        provider.close()
+    return {"write": write.pk, "state": receipt.state, "error": receipt.error}
+
+
+def consolidate_space(job: Job) -> dict:
+    """Apply a fresh consolidation plan to the job's space (the preview was only a preview)."""
+    from memoryhub.memories import consolidate
+
+    run = consolidate.apply(job.space, actor=job.params.get("actor", "job"), progress=lambda p, m: job_progress(job, p, m))
+    return {"run": run.pk, **run.counts, "method": run.method}
+
+
+def consolidate_undo(job: Job) -> dict:
+    """Undo a consolidation run (and any later one of the same space)."""
+    from memoryhub.memories import consolidate
+    from memoryhub.memories.models import ConsolidationRun
+
+    run = ConsolidationRun.objects.get(pk=job.params["run"], space=job.space)
+    return {"undone": [r.pk for r in consolidate.undo(run, actor=job.params.get("actor", "job"))]}
+
+
+def daily_consolidation() -> dict:
+    """The django-q2 schedule's task: one consolidate job per native space with autoConsolidate on."""
+    from memoryhub.jobs.runner import enqueue
+    from memoryhub.memories import consolidate
+    from memoryhub.spaces.models import MemorySpace
+
+    queued = {}
+    for space in MemorySpace.objects.filter(provider="native", active=True):
+        if consolidate.auto_consolidate(space):
+            queued[space.slug] = enqueue("consolidate", space=space, params={"actor": "schedule"}).pk
+    return queued
+
+
+def compact_storage(job: Job) -> dict:
+    """Trim what only grows and give the space back to the file system."""
+    from memoryhub.memories import compact
+
+    return compact.compact(job_days=job.params.get("days"), progress=lambda p, m: job_progress(job, p, m))
+
+
+def import_history(job: Job) -> dict:
+    """Backfill a file or directory into the job's space, with progress; re-running adds nothing."""
+    from pathlib import Path
+
+    from memoryhub.memories import importers
+
+    job_progress(job, 2, "reading the file")
+    batch = importers.load(Path(job.params["path"]), job.params.get("format", "auto"), job.params.get("origin", "local"))
+    return importers.run(job.space, batch, actor=job.params.get("actor", "import"),
+                         progress=lambda p, m: job_progress(job, p, m))
+
+
+def retag_origin(job: Job) -> dict:
+    """Apply an origin re-tag from a sessions.json map."""
+    from pathlib import Path
+
+    from memoryhub.memories.importers import retag
+
+    mapping = retag.load_mapping(Path(job.params["path"]), job.params.get("origin", "qq"))
+    return {"changed": retag.apply(job.space, mapping, actor=job.params.get("actor", "job"))}
+
+
+def summarize_entry(job: Job) -> dict:
+    """Replace a turn's rule summary with a one-line model summary (autoSummarize with an LLM configured)."""
+    from memoryhub import llm
+    from memoryhub.memories import search
+    from memoryhub.memories.models import Entry
+    from memoryhub.memories.text import clip
+    from memoryhub.spaces import space_settings
+    from memoryhub.vault.redaction import redact
+
+    entry = Entry.objects.live().filter(pk=job.params["entry"]).first()
+    client = llm.get_client()
+    if entry is None or client is None:
+        return {"summarized": False}
+    config = space_settings.effective(entry.space)
+    client.model = config["summaryModel"] or client.model
+    try:
+        line = client.complete([
+            {"role": "system", "content": "Summarise the conversation turn in one line of at most 160 characters, "
+                                          "in the language it is written in. Answer with the line only."},
+            {"role": "user", "content": entry.body[:6000]},
+        ], timeout=float(config["summaryTimeout"]))
+    except llm.LLMError as exc:
+        return {"summarized": False, "error": str(exc)[:300]}
+    finally:
+        client.close()
+    summary = clip(redact(line.strip().strip('"')).text, 240)
+    if summary:
+        Entry.objects.filter(pk=entry.pk).update(summary=summary)
+        entry.summary = summary
+        search.index(entry)
+    return {"summarized": bool(summary)}

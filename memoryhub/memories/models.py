@@ -186,3 +186,88 @@ class EntityRef(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class RemoteWrite(models.Model):
+    """A write sent to a third-party provider, kept locally with its receipt.
+
+    Nothing is lost when a provider is slow or down, and writes whose outcome is not yet
+    proven (OpenViking verification, timeouts) stay visible as "pending check".
+    """
+
+    STATES = [(s, s) for s in ("committed", "accepted", "pending_verification", "unknown", "failed")]
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="remote_writes")
+    state = models.CharField(max_length=24, choices=STATES, db_index=True)
+    provider_id = models.CharField(max_length=500, blank=True)
+    uri = models.CharField(max_length=1000, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    title = models.CharField(max_length=300, blank=True)
+    body = models.TextField()
+    category = models.CharField(max_length=20, default="general")
+    session_id = models.CharField(max_length=200, blank=True)
+    origin = models.CharField(max_length=60, default="local")
+    created_at = models.DateTimeField(default=timezone.now)
+    checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.space_id} {self.state} {self.provider_id or self.uri}"
+
+    @property
+    def needs_check(self) -> bool:
+        return self.state in ("pending_verification", "unknown")
+
+
+class ConsolidationRun(models.Model):
+    """What one consolidation run marked and created, exactly, so it can be undone."""
+
+    STATUS_CHOICES = [("applied", "applied"), ("undone", "undone")]
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="consolidation_runs")
+    status = models.CharField(max_length=10, choices=STATUS_CHOICES, default="applied")
+    counts = models.JSONField(default=dict, blank=True)
+    merged = models.JSONField(default=dict, blank=True, help_text="{loser id: winner id}")
+    digested = models.JSONField(default=dict, blank=True, help_text="{digest id: [turn ids]}")
+    archived = models.JSONField(default=list, blank=True, help_text="Entry ids this run archived.")
+    method = models.CharField(max_length=10, default="rule", help_text="How digests were written: rule | llm")
+    actor = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"consolidation #{self.pk} of {self.space} ({self.status})"
+
+
+class Notebook(models.Model):
+    """One hot-memory file (MEMORY.md or USER.md) of a workspace, or of the hub when workspace is empty.
+
+    The row is the source of truth; the files under the data dir are written from it.
+    """
+
+    TARGET_CHOICES = [("memory", "MEMORY.md"), ("user", "USER.md")]
+
+    workspace = models.ForeignKey("spaces.Workspace", null=True, blank=True, on_delete=models.CASCADE,
+                                  related_name="notebooks")
+    target = models.CharField(max_length=10, choices=TARGET_CHOICES)
+    entries = models.JSONField(default=list, blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+    updated_by = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["workspace_id", "target"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "target"], condition=models.Q(workspace__isnull=False),
+                                    name="notebook_unique_per_workspace"),
+            models.UniqueConstraint(fields=["target"], condition=models.Q(workspace__isnull=True),
+                                    name="notebook_unique_global"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.workspace.slug if self.workspace_id else 'global'}/{self.get_target_display()}"

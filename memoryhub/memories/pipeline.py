@@ -6,13 +6,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from memoryhub.jobs import runner
-from memoryhub.memories import facts, persona, store, topics
-from memoryhub.memories.models import Entry
+from memoryhub.memories import facts, gc, persona, store, topics
+from memoryhub.memories.models import Entry, RemoteWrite
 from memoryhub.memories.text import classify, clip, first_sentence
+from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for, record_space_error
 from memoryhub.vault import export
@@ -35,22 +37,13 @@ class Written:
     def id(self) -> str:
         if self.entry is not None:
             return str(self.entry.pk)
-        return f"{self.space.slug}:{self.receipt.provider_id}" if self.receipt else ""
+        return f"{self.space.slug}:{self.receipt.provider_id or self.receipt.uri}" if self.receipt else ""
 
 
 def write(space: MemorySpace, draft: store.Draft, *, actor: str = "", fact_text: str | None = None) -> Written:
     """Write a redacted draft to its space: natively in one transaction, or through the space's provider."""
     if not space.is_native:
-        try:
-            receipt = provider_for(space).remember(
-                draft.body, title=draft.title, category=draft.category, tags=draft.tags,
-                at=draft.at.isoformat() if draft.at else "",
-            )
-        except ProviderError as exc:
-            record_space_error(space, exc)
-            raise
-        MemorySpace.objects.filter(pk=space.pk).update(last_write_at=timezone.now(), last_error=receipt.error[:2000])
-        return Written(space, receipt=receipt, redactions=draft.redactions)
+        return write_remote(space, draft)
     with transaction.atomic():
         entry, created = store.write(space, draft, actor=actor)
         result = Written(space, entry=entry, created=created, redactions=draft.redactions)
@@ -60,16 +53,55 @@ def write(space: MemorySpace, draft: store.Draft, *, actor: str = "", fact_text:
     return result
 
 
+def write_remote(space: MemorySpace, draft: store.Draft) -> Written:
+    """Send a write to the space's provider and keep it locally with its receipt, whatever happens.
+
+    A receipt waiting for verification (OpenViking) gets a verification job; an error is
+    recorded as a failed or unknown write (a timeout never proves there was no write) and raised.
+    """
+    local = RemoteWrite(space=space, title=draft.title, body=draft.body, category=draft.category,
+                        session_id=draft.session_id, origin=draft.origin)
+    provider = None
+    try:
+        provider = provider_for(space)
+        receipt = provider.remember(draft.body, title=draft.title, category=draft.category, tags=draft.tags,
+                                    at=draft.at.isoformat() if draft.at else "")
+    except ProviderError as exc:
+        local.state, local.error, local.uri = ("unknown" if exc.timeout else "failed"), exc.message, exc.uri
+        local.save()
+        record_space_error(space, exc)
+        raise
+    finally:
+        if provider is not None:
+            provider.close()
+    local.state, local.provider_id, local.uri = receipt.state, receipt.provider_id, receipt.uri
+    local.detail, local.error = receipt.detail, receipt.error
+    local.save()
+    MemorySpace.objects.filter(pk=space.pk).update(last_write_at=timezone.now(), last_error=receipt.error[:2000])
+    if receipt.state == "pending_verification" and hasattr(provider, "verify"):
+        runner.enqueue("verify_write", space=space, params={"write": local.pk})
+    if receipt.state in ("failed", "unknown"):
+        outcome = "was refused" if receipt.state == "failed" else "has an unknown outcome (kept as pending check)"
+        raise ProviderError(f"the write to {space.slug} {outcome}: {receipt.error or 'no detail'}",
+                            timeout="timed out" in receipt.error, uri=receipt.uri)
+    return Written(space, receipt=receipt, redactions=draft.redactions)
+
+
 def grow(entry: Entry, result: Written, fact_text: str) -> None:
     """Native extras after a new entry: facts from what the user said, the turn's topic, the persona counter."""
     if entry.kind in ("turn", "note"):
         changes = facts.apply_claims(entry.space, facts.extract(fact_text), source_entry=entry, origin=entry.origin)
         result.facts = {"asserted": [facts.fact_to_dict(f) for f in changes.asserted],
                         "invalidated": [facts.fact_to_dict(f) for f in changes.invalidated]}
+    config = space_settings.effective(entry.space)
     if entry.kind == "turn":
         topics.assign(entry)
+        if config["autoSummarize"] and settings.MEMORYHUB["LLM_BASE_URL"]:
+            runner.enqueue("summarize", space=entry.space, params={"entry": entry.pk})
     if persona.note_new_entry(entry.space):
         runner.enqueue("persona_rebuild", space=entry.space)
+    if config["maxEntries"]:
+        gc.archive_over_cap(entry.space, config["maxEntries"], keep=entry.pk)
 
 
 def turn_draft(user: str, assistant: str, *, session_id: str, at: datetime | None, origin: str,

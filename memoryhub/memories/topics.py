@@ -101,11 +101,9 @@ def _refresh(topic: Topic) -> Topic:
     stats = live.aggregate(n=Count("id"), start=Min("at"), end=Max("at"))
     if not stats["n"]:
         return topic
-    ordered = live.order_by("at", "id").only("title", "summary", "body", "entities", "category", "at")
-    entries = list(ordered[:SAMPLE])
+    entries = list(live.order_by("at", "id")[:SAMPLE])
     if stats["n"] > SAMPLE:
-        entries += list(live.order_by("-at", "-id").only("title", "summary", "body", "entities", "category",
-                                                           "at")[:min(SAMPLE, stats["n"] - SAMPLE)])
+        entries += list(live.order_by("-at", "-id")[:min(SAMPLE, stats["n"] - SAMPLE)])
     entity_counts: Counter[str] = Counter()
     token_counts: Counter[str] = Counter()
     for entry in entries:
@@ -114,7 +112,7 @@ def _refresh(topic: Topic) -> Topic:
         token_counts.update(t for t in dict.fromkeys(tokenize(text)) if t not in _FILLER_BIGRAMS)
     topic.started_at, topic.ended_at = stats["start"], stats["end"]
     topic.turn_count = stats["n"]
-    categories = set(live.values_list("category", flat=True).distinct())
+    categories = set(live.order_by().values_list("category", flat=True).distinct())
     topic.kind = next((k for k in KIND_PRIORITY if k in categories), "general")
     topic.entities = [name for name, _ in entity_counts.most_common(8)]
     topic.keywords = [word for word, _ in token_counts.most_common(12)]

@@ -26,16 +26,6 @@ REQUIREMENTS = ("graph", "entities", "related", "exact-write", "link", "forget")
 CONFIDENCES = ("high", "medium", "low")
 POLICY_CHARS = 4000
 
-# The native adapter lives in the Django app; when it cannot be imported here (no settings), this
-# mirror of its declaration stands in so selection stays usable without Django.
-NATIVE_FALLBACK = {
-    "label": "Mnemon Native", "locality": "local",
-    "description": "The hub's own embedded store: typed graph, exact writes, soft delete, op log.",
-    "capabilities": Capabilities(search=True, browse=True, graph=True, entities=True, related=True, remember=True,
-                                 link=True, forget=True, write_mode="exact", deletion_mode="soft"),
-}
-
-
 class SelectionError(ValueError):
     """No provider is left after the hard rules."""
 
@@ -83,14 +73,7 @@ class Profile:
 
 def profile(kind: str) -> Profile:
     """The declaration of `kind` from the registry (KeyError for unknown kinds)."""
-    try:
-        cls = registry.get_provider_class(kind)
-    except KeyError:
-        raise
-    except Exception:
-        if kind != "native":
-            raise
-        return Profile("native", **NATIVE_FALLBACK)
+    cls = registry.get_provider_class(kind)
     return Profile(kind, cls.label or kind, cls.locality, cls.description, cls.capabilities)
 
 

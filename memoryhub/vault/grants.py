@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from memoryhub.api.models import AgentSession, ApiToken
@@ -67,6 +68,7 @@ class OutsideRequest(ValueError):
     """An approval named entries that did not match the request when it was filed."""
 
 
+@transaction.atomic
 def approve(req: AccessRequest, entry_ids: list[int] | None, user) -> Grant:
     """Grant the chosen entries of the request's snapshot (None: the whole snapshot), never more."""
     snapshot = set(req.entries.values_list("pk", flat=True))

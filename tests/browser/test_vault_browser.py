@@ -12,7 +12,7 @@ def result(response):
     return response.json()["result"]
 
 
-def test_person_allows_one_entry_and_the_agent_reads_exactly_it(logged_in, api):
+def test_person_allows_one_entry_and_the_agent_reads_exactly_it(logged_in_page, api):
     from playwright.sync_api import expect
 
     MemorySpace.objects.create(slug="diary", name="Diary", access="vault")
@@ -21,7 +21,7 @@ def test_person_allows_one_entry_and_the_agent_reads_exactly_it(logged_in, api):
     request_id = result(api.tool("memory_request"))["request_id"]
     assert api.tool("memory_read", request_id=request_id).status_code == 403
 
-    page = logged_in
+    page = logged_in_page
     page.goto("/")
     page.get_by_role("link", name="Pending requests").click()
     expect(page.locator("#nav-vault-requests .dot.red")).to_be_visible()

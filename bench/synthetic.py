@@ -1,0 +1,67 @@
+"""Synthetic but realistic memories, Chinese and English mixed, written in bulk for scale benchmarks.
+
+Bulk rows skip the per-write pipeline (that is measured separately as ingest); they are indexed
+exactly as the pipeline indexes them, so search sees what it would see in production.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+SUBJECTS = ["the deploy script", "PostgreSQL", "the nginx gateway", "Redis cache", "the billing service",
+            "alerts.log", "Kubernetes node pool", "the React dashboard", "pytest suite", "the CI pipeline",
+            "数据库迁移", "向量索引", "日志轮转", "支付服务", "前端页面", "定时任务", "缓存失效", "权限系统"]
+VERBS = ["fails when", "was moved to", "needs a fix for", "is slow because of", "now depends on",
+         "was rewritten around", "broke after", "should not touch", "is documented in", "was tuned for",
+         "出现问题因为", "迁移到了", "依赖于", "需要优化", "已经修复了", "不要修改"]
+OBJECTS = ["the weekend backup", "a missing index", "the old API token", "timezone handling", "large uploads",
+           "the staging cluster", "memory pressure", "a flaky network", "the Chinese locale", "cold starts",
+           "凌晨的备份", "缺失的索引", "时区处理", "大文件上传", "测试环境", "内存不足", "网络抖动"]
+TAILS = ["We agreed to revisit it next sprint.", "Decided to keep it simple.", "The user prefers short answers.",
+         "下次注意这个坑。", "这是一个长期约束。", "Logged as a pitfall for later.", ""]
+CATEGORIES = ["progress", "pitfall", "decision", "structure", "experience", "context", "general"]
+
+
+def sentence(rng: random.Random) -> str:
+    return f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}. {rng.choice(TAILS)}".strip()
+
+
+def queries(count: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    return [f"{rng.choice(SUBJECTS)} {rng.choice(OBJECTS)}" for _ in range(count)]
+
+
+def seed_space(space, count: int, seed: int = 1, batch: int = 2000) -> None:
+    """Add `count` entries to `space` in bulk, with FTS rows, over the last year."""
+    from memoryhub.memories import search
+    from memoryhub.memories.models import Entry
+    from memoryhub.memories.store import content_hash, Draft
+
+    rng = random.Random(seed)
+    now = timezone.now()
+    made = 0
+    while made < count:
+        rows = []
+        for i in range(min(batch, count - made)):
+            body = f"User: {sentence(rng)}\n\nAssistant: {sentence(rng)}"
+            title = body[6:70]
+            rows.append(Entry(
+                space=space, kind="turn", body=body, title=title, summary=title, category=rng.choice(CATEGORIES),
+                at=now - timedelta(minutes=rng.randint(0, 525_600)), session_id=f"bench-{(made + i) // 20}",
+                content_hash=content_hash(Draft(body=body, title=title)) + f"{made + i}", hits=rng.randint(0, 3),
+            ))
+        with transaction.atomic():
+            Entry.objects.bulk_create(rows, batch_size=500)
+            created = list(Entry.objects.filter(space=space).order_by("-id")[: len(rows)])
+            if connection.vendor == "sqlite":
+                with connection.cursor() as cur:
+                    cur.executemany(f"INSERT INTO {search.FTS_TABLE}(rowid, tokens) VALUES (%s, %s)",
+                                    [(e.pk, search.document_tokens(e)) for e in created])
+            else:
+                for e in created:
+                    search.index(e)
+        made += len(rows)

@@ -1,0 +1,193 @@
+"""Space maintenance: consolidation preview/apply/undo, gc suggestions, compaction, history import, packs, re-tag.
+
+Everything that changes data runs as a Job with a progress bar; previews and dry runs change nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from memoryhub.audit.models import record
+from memoryhub.jobs import runner
+from memoryhub.jobs.models import Job
+from memoryhub.memories import consolidate, gc, importers, packs
+from memoryhub.memories.importers import retag
+from memoryhub.memories.models import ConsolidationRun, Entry
+from memoryhub.spaces.models import MemorySpace
+
+TEMPLATE = "dashboard/maintenance.html"
+
+
+def _space(slug: str) -> MemorySpace:
+    """The native space, or 404 (third-party spaces keep their own maintenance)."""
+    space = get_object_or_404(MemorySpace, slug=slug)
+    if not space.is_native:
+        raise Http404("only native spaces have maintenance")
+    return space
+
+
+def _render(request: HttpRequest, partial: str, context: dict) -> HttpResponse:
+    """The named partial for htmx, the whole page otherwise."""
+    if request.htmx:
+        return render(request, f"{TEMPLATE}#{partial}", context)
+    return redirect("dashboard:maintenance", slug=context["space"].slug)
+
+
+def _job_response(request: HttpRequest, space: MemorySpace, job: Job) -> HttpResponse:
+    return _render(request, "job", {"space": space, "job": job})
+
+
+@require_GET
+@login_required
+def maintenance(request: HttpRequest, slug: str) -> HttpResponse:
+    space = _space(slug)
+    context = {
+        "space": space, "nav": "spaces", "plan": consolidate.plan(space), "limits": consolidate.thresholds(space),
+        "runs": ConsolidationRun.objects.filter(space=space)[:10], "candidates": gc.suggest(space),
+        "formats": [(k, label) for k, (label, _loader) in importers.FORMATS.items()],
+        "jobs": Job.objects.filter(space=space, kind__in=("consolidate", "consolidate_undo", "import_history",
+                                                          "retag_origin"))[:5],
+    }
+    return render(request, TEMPLATE, context)
+
+
+@require_GET
+@login_required
+def job_progress(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+    """The polled progress bar of one job."""
+    space = _space(slug)
+    job = get_object_or_404(Job, pk=job_id)
+    return render(request, f"{TEMPLATE}#job", {"space": space, "job": job})
+
+
+@require_POST
+@login_required
+def consolidate_apply(request: HttpRequest, slug: str) -> HttpResponse:
+    space = _space(slug)
+    job = runner.enqueue("consolidate", space=space, params={"actor": request.user.username}, user=request.user)
+    record(request.user.username, "consolidate", space.slug, user=request.user, job=job.pk)
+    return _job_response(request, space, job)
+
+
+@require_POST
+@login_required
+def consolidate_undo(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
+    space = _space(slug)
+    run = get_object_or_404(ConsolidationRun, pk=run_id, space=space, status="applied")
+    job = runner.enqueue("consolidate_undo", space=space, params={"run": run.pk, "actor": request.user.username},
+                         user=request.user)
+    record(request.user.username, "consolidate-undo", space.slug, user=request.user, run=run.pk)
+    return _job_response(request, space, job)
+
+
+@require_POST
+@login_required
+def gc_keep(request: HttpRequest, slug: str, entry_id: int) -> HttpResponse:
+    space = _space(slug)
+    entry = get_object_or_404(Entry.objects.live(), pk=entry_id, space=space)
+    candidate = gc.keep(entry, actor=request.user.username)
+    return _render(request, "kept", {"space": space, "c": candidate})
+
+
+@require_POST
+@login_required
+def compact_start(request: HttpRequest, slug: str) -> HttpResponse:
+    space = _space(slug)
+    job = runner.enqueue("compact", space=space, user=request.user)
+    record(request.user.username, "compact", space.slug, user=request.user)
+    return _job_response(request, space, job)
+
+
+def _import_source(request: HttpRequest) -> Path:
+    """An uploaded file (stored under the data dir by its content hash, so the same file is the same path) or a
+    path on the server."""
+    upload = request.FILES.get("file")
+    if upload:
+        data = upload.read()
+        folder = Path(settings.DATA_DIR) / "imports"
+        folder.mkdir(exist_ok=True)
+        name = Path(upload.name).name
+        target = folder / f"{hashlib.sha256(data).hexdigest()[:16]}-{name}"
+        target.write_bytes(data)
+        return target
+    path = Path(request.POST.get("path", "").strip()).expanduser()
+    if not request.POST.get("path", "").strip() or not path.exists():
+        raise ValueError(_("Choose a file to upload or give a path that exists on the server."))
+    return path
+
+
+@require_POST
+@login_required
+def import_history(request: HttpRequest, slug: str) -> HttpResponse:
+    """A dry run shows what would be imported; "import" starts the job."""
+    space = _space(slug)
+    fmt, origin = request.POST.get("format", "auto"), request.POST.get("origin", "").strip() or "local"
+    try:
+        source = _import_source(request)
+        if request.POST.get("action") == "import":
+            job = runner.enqueue("import_history", space=space, user=request.user, params={
+                "path": str(source), "format": fmt, "origin": origin, "actor": request.user.username})
+            record(request.user.username, "import", space.slug, user=request.user, path=str(source))
+            return _job_response(request, space, job)
+        result = importers.run(space, importers.load(source, fmt, origin), dry_run=True)
+    except (ValueError, OSError, KeyError) as exc:
+        return _render(request, "import-result", {"space": space, "error": str(exc)})
+    return _render(request, "import-result", {"space": space, "result": result, "source": str(source),
+                                              "format": fmt, "origin": origin})
+
+
+@require_POST
+@login_required
+def retag_origin(request: HttpRequest, slug: str) -> HttpResponse:
+    """Preview which entries a sessions.json map would re-label; "apply" starts the job."""
+    space = _space(slug)
+    origin = request.POST.get("origin", "").strip() or "qq"
+    try:
+        source = _import_source(request)
+        if request.POST.get("action") == "apply":
+            job = runner.enqueue("retag_origin", space=space, user=request.user,
+                                 params={"path": str(source), "origin": origin, "actor": request.user.username})
+            return _job_response(request, space, job)
+        changes = retag.preview(space, retag.load_mapping(source, origin))
+    except (ValueError, OSError) as exc:
+        return _render(request, "retag-result", {"space": space, "error": str(exc)})
+    return _render(request, "retag-result", {"space": space, "changes": changes[:50], "total": len(changes),
+                                             "source": str(source), "origin": origin})
+
+
+@require_GET
+@login_required
+def pack_export(request: HttpRequest, slug: str) -> HttpResponse:
+    space = _space(slug)
+    data = packs.export(space)
+    record(request.user.username, "pack-export", space.slug, user=request.user, bytes=len(data))
+    response = HttpResponse(data, content_type="application/gzip")
+    response["Content-Disposition"] = f'attachment; filename="{space.slug}.memoryhub-pack.tar.gz"'
+    return response
+
+
+@require_POST
+@login_required
+def pack_import(request: HttpRequest) -> HttpResponse:
+    """A pack becomes a new native space; the page of that space follows."""
+    upload = request.FILES.get("pack")
+    if not upload:
+        messages.error(request, _("Choose a pack file."))
+        return redirect("dashboard:home")
+    try:
+        space = packs.import_pack(upload.read(), slug=request.POST.get("slug", "").strip())
+    except packs.PackError as exc:
+        messages.error(request, str(exc))
+        return redirect("dashboard:home")
+    record(request.user.username, "pack-import", space.slug, user=request.user)
+    messages.success(request, _("Imported into the new space %(slug)s.") % {"slug": space.slug})
+    return redirect("dashboard:maintenance", slug=space.slug)

@@ -1,0 +1,115 @@
+"""The Notebook page: read and edit a workspace's (or the hub's) MEMORY.md / USER.md under the agents' rules."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from memoryhub.audit.models import AuditEvent
+from memoryhub.memories import notebooks as nb
+from memoryhub.spaces.models import Workspace
+
+MAX_UPLOAD_BYTES = 1024 * 1024
+TEMPLATE = "dashboard/notebook.html"
+
+
+def scope_workspace(scope: str) -> Workspace | None:
+    """`global` is the hub's pair; anything else must be a workspace slug (404 otherwise)."""
+    return None if scope == "global" else get_object_or_404(Workspace, slug=scope)
+
+
+def checked_target(target: str) -> str:
+    if target not in nb.TARGETS:
+        raise Http404("no such notebook")
+    return target
+
+
+def panel(workspace: Workspace | None, target: str, **extra) -> dict:
+    entries = nb.entries_of(workspace)[target]
+    return {"target": target, "filename": nb.FILENAMES[target], "entries": entries, "limit": nb.limit(target),
+            "usage": nb.usage(target, entries), "percent": nb.percent(target, entries), **extra}
+
+
+def page_context(workspace: Workspace | None, panels: dict[str, dict] | None = None) -> dict:
+    scope = nb.scope_key(workspace)
+    panels = panels or {}
+    return {
+        "nav": "notebook", "workspace": workspace, "scope": scope,
+        "workspaces": Workspace.objects.order_by("name"),
+        "panels": [panels.get(t) or panel(workspace, t) for t in nb.TARGETS],
+        "history": AuditEvent.objects.filter(action__startswith="notebook.", target__startswith=f"{scope}/")[:20],
+    }
+
+
+def answer(request: HttpRequest, workspace: Workspace | None, target: str, error: nb.Refused | None = None,
+           form: dict | None = None, done: str = "") -> HttpResponse:
+    """htmx gets the file's panel (plus the history, out of band); a plain form post gets the page or a redirect."""
+    current = panel(workspace, target, error=error, form=form or {})
+    if request.htmx:
+        context = {**page_context(workspace, {target: current}), "panel": current, "done": done}
+        return render(request, "dashboard/notebook_swap.html", context)
+    if error is None:
+        messages.success(request, done)
+        return redirect("dashboard:notebook", scope=nb.scope_key(workspace))
+    return render(request, TEMPLATE, page_context(workspace, {target: current}), status=400)
+
+
+@require_GET
+@login_required
+def notebook_page(request: HttpRequest, scope: str) -> HttpResponse:
+    return render(request, TEMPLATE, page_context(scope_workspace(scope)))
+
+
+@require_POST
+@login_required
+def notebook_change(request: HttpRequest, scope: str, target: str, action: str) -> HttpResponse:
+    """Add, replace or remove one entry through the same rules as the agents' memory tool."""
+    workspace, target = scope_workspace(scope), checked_target(target)
+    if action not in nb.ACTIONS:
+        raise Http404("no such change")
+    content, old_text = request.POST.get("content", ""), request.POST.get("old_text", "")
+    op = nb.Op(action, target, content, old_text)
+    try:
+        outcome = nb.apply(workspace, [op], actor=request.user.get_username(), user=request.user)
+    except nb.Refused as exc:
+        return answer(request, workspace, target, exc, form={"action": action, "content": content,
+                                                             "old_text": old_text})
+    return answer(request, workspace, target, done=outcome.applied[0].message)
+
+
+@require_POST
+@login_required
+def notebook_import(request: HttpRequest, scope: str, target: str) -> HttpResponse:
+    """Replace a notebook with an uploaded `§` file; validated like any change, refused whole when over the limit."""
+    workspace, target = scope_workspace(scope), checked_target(target)
+    upload = request.FILES.get("file")
+    try:
+        if upload is None:
+            raise nb.Refused(_("Choose a file to upload."), target=target)
+        if upload.size > MAX_UPLOAD_BYTES:
+            raise nb.Refused(_("The file is over 1 MiB; a notebook is a few thousand characters."), target=target)
+        try:
+            text = upload.read().decode("utf-8")
+        except UnicodeDecodeError:
+            raise nb.Refused(_("The file is not UTF-8 text."), target=target) from None
+        outcome = nb.import_text(workspace, target, text, actor=request.user.get_username(), user=request.user)
+    except nb.Refused as exc:
+        return answer(request, workspace, target, exc, form={"action": "import"})
+    done = _("Imported %(file)s: %(count)d entries.") % {"file": nb.FILENAMES[target],
+                                                         "count": len(outcome.entries[target])}
+    return answer(request, workspace, target, done=done)
+
+
+@require_GET
+@login_required
+def notebook_download(request: HttpRequest, scope: str, target: str) -> HttpResponse:
+    """The file as stored in the database (the source of truth), in the plain `§` format."""
+    workspace, target = scope_workspace(scope), checked_target(target)
+    text = nb.render_file(nb.entries_of(workspace)[target])
+    response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{nb.FILENAMES[target]}"'
+    return response

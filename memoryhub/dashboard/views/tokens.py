@@ -1,0 +1,64 @@
+"""API tokens: create (the raw value is shown once), list, revoke. Creates and revokes are audited."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import F
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
+
+from memoryhub.api.models import ApiToken
+from memoryhub.audit.models import record
+from memoryhub.dashboard.forms_providers import TokenForm
+from memoryhub.dashboard.partials import htmx_partial
+
+
+def _get_token(token_id: int) -> ApiToken:
+    return get_object_or_404(ApiToken, pk=token_id)
+
+
+def _context(form: TokenForm | None = None, **extra) -> dict:
+    tokens = ApiToken.objects.prefetch_related("spaces").order_by(F("revoked_at").desc(nulls_first=True), "name", "pk")
+    return {"tokens": tokens, "form": form or TokenForm(), "nav": "tokens", **extra}
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+@login_required
+def token_list(request: HttpRequest) -> HttpResponse:
+    """GET lists tokens; POST creates one and answers with its raw value, which is never shown again."""
+    if request.method == "GET":
+        return render(request, "dashboard/tokens.html", _context())
+    form = TokenForm(request.POST)
+    if not form.is_valid():
+        template = "dashboard/tokens.html#token-panel" if htmx_partial(request) else "dashboard/tokens.html"
+        return render(request, template, _context(form))
+    spaces = list(form.cleaned_data["spaces"])
+    token, raw = ApiToken.issue(form.cleaned_data["name"], form.cleaned_data["origin"], spaces, user=request.user)
+    record(request.user.get_username(), "token.create", token.actor, user=request.user, token=token.pk,
+           prefix=token.prefix, origin=token.origin, spaces=[s.slug for s in spaces])
+    context = _context(new_token=token, raw=raw)
+    template = "dashboard/tokens.html#token-panel" if htmx_partial(request) else "dashboard/tokens.html"
+    return render(request, template, context)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    """GET asks for confirmation (the no-JS path); POST revokes: agents using it get 401 from then on."""
+    token = _get_token(token_id)
+    if request.method == "GET":
+        return render(request, "dashboard/tokens_revoke.html", {"token": token, "nav": "tokens"})
+    if token.revoked_at is None:
+        ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+        record(request.user.get_username(), "token.revoke", token.actor, user=request.user, token=token.pk,
+               prefix=token.prefix)
+    if htmx_partial(request):
+        return render(request, "dashboard/tokens.html#token-panel", _context())
+    messages.success(request, _("Token “%(name)s” revoked.") % {"name": token.name})
+    return redirect("dashboard:tokens")

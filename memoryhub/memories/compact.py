@@ -1,0 +1,106 @@
+"""Storage compaction: drop what only grows (op log past its ring, old task results, finished jobs), then let
+SQLite give the space back.
+
+Safe beside live writers: every step is one short transaction that deletes only rows below a
+cutoff fixed inside that transaction (ids or times), so a write that lands meanwhile is above
+the cutoff and stays. Nothing a person or an agent can see changes: entries, facts, edges,
+topics and the search index keep every row. Archived bodies are kept in full on purpose:
+consolidation must stay reversible and the text stays searchable (seed weakness #5 is
+answered with VACUUM, not truncation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import OperationalError, connection, transaction
+from django.utils import timezone
+from django_q.conf import Conf
+from django_q.models import Failure, Success
+
+from memoryhub.jobs.models import Job
+from memoryhub.memories import search
+from memoryhub.memories.models import OpLog
+from memoryhub.spaces.models import MemorySpace
+
+Progress = Callable[[int, str], None]
+
+
+def trim_oplog() -> int:
+    """Each space's op log down to exactly its last OPLOG_KEEP rows (log_op trims only every 50 ids)."""
+    keep, removed = settings.MEMORYHUB["OPLOG_KEEP"], 0
+    for space_id in MemorySpace.objects.values_list("pk", flat=True):
+        with transaction.atomic():
+            cutoff = (OpLog.objects.filter(space_id=space_id).order_by("-id")
+                      .values_list("id", flat=True)[keep:keep + 1])
+            if cutoff:
+                removed += OpLog.objects.filter(space_id=space_id, id__lte=cutoff[0]).delete()[0]
+    return removed
+
+
+def trim_task_results(days: int) -> int:
+    """django-q2's successes beyond save_limit, and failures older than `days`."""
+    removed = 0
+    with transaction.atomic():
+        if Conf.SAVE_LIMIT > 0:
+            stale = list(Success.objects.order_by("-stopped").values_list("id", flat=True)[Conf.SAVE_LIMIT:])
+            removed += Success.objects.filter(id__in=stale).delete()[0]
+        removed += Failure.objects.filter(stopped__lt=timezone.now() - timedelta(days=days)).delete()[0]
+    return removed
+
+
+def trim_jobs(days: int) -> int:
+    """Finished Job rows older than `days`; queued and running ones always stay."""
+    cutoff = timezone.now() - timedelta(days=days)
+    with transaction.atomic():
+        return Job.objects.filter(status__in=("succeeded", "failed"), finished_at__lt=cutoff).delete()[0]
+
+
+def optimize_storage() -> list[str]:
+    """FTS5 merge, PRAGMA optimize, VACUUM — SQLite only, and only outside a transaction."""
+    if connection.vendor != "sqlite":
+        return []
+    done = []
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute(f"INSERT INTO {search.FTS_TABLE}({search.FTS_TABLE}) VALUES ('optimize')")
+        done.append("fts-optimize")
+    with connection.cursor() as cur:
+        cur.execute("PRAGMA optimize")
+        done.append("optimize")
+        if connection.in_atomic_block:
+            return done
+        try:
+            cur.execute("VACUUM")
+            done.append("vacuum")
+        except OperationalError:
+            done.append("vacuum-skipped-busy")
+    return done
+
+
+def db_size() -> int | None:
+    if connection.vendor != "sqlite":
+        return None
+    with connection.cursor() as cur:
+        cur.execute("PRAGMA page_count")
+        pages = cur.fetchone()[0]
+        cur.execute("PRAGMA page_size")
+        return pages * cur.fetchone()[0]
+
+
+def compact(*, job_days: int | None = None, progress: Progress | None = None) -> dict:
+    """Run every step; returns what each removed and the database size before and after."""
+    report = progress or (lambda pct, msg: None)
+    days = job_days if job_days is not None else settings.MEMORYHUB["JOB_RETENTION_DAYS"]
+    result = {"size_before": db_size()}
+    report(10, "trimming op logs")
+    result["oplog"] = trim_oplog()
+    report(35, "trimming task results")
+    result["task_results"] = trim_task_results(days)
+    report(55, "trimming finished jobs")
+    result["jobs"] = trim_jobs(days)
+    report(75, "optimising the database")
+    result["storage"] = optimize_storage()
+    result["size_after"] = db_size()
+    return result

@@ -1,0 +1,259 @@
+"""Consolidation: merge near-duplicates, digest finished topics, archive what nobody recalls.
+
+Reversible by construction: a run only sets marks (merged_into, digest, archived) and adds
+digest entries, and records exactly which ones in a ConsolidationRun, so undo can put
+every mark back. Original text is never touched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from memoryhub import llm
+from memoryhub.memories import pipeline, store
+from memoryhub.memories.models import ConsolidationRun, Entry, Topic
+from memoryhub.memories.text import clip, overlap, token_set, tokenize
+from memoryhub.spaces import space_settings
+from memoryhub.spaces.models import MemorySpace
+
+MIN_MERGE_TOKENS = 3
+DIGEST_MIN_TURNS = 5
+DIGEST_POINTS = 8
+Progress = Callable[[int, str], None]
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
+_LABEL = re.compile(r"^(User|Assistant):\s*")
+
+
+@dataclass
+class Thresholds:
+    min_age_days: int
+    digest_age_days: int
+    merge_similarity: float
+
+
+def thresholds(space: MemorySpace) -> Thresholds:
+    """The space's own settings where it has them, else the hub's defaults."""
+    conf = space_settings.effective(space)
+    return Thresholds(min_age_days=int(conf["consolidateMinAgeDays"]),
+                      digest_age_days=int(conf["consolidateDigestAgeDays"]),
+                      merge_similarity=float(conf["mergeSimilarity"]))
+
+
+def auto_consolidate(space: MemorySpace) -> bool:
+    return bool(space_settings.effective(space)["autoConsolidate"])
+
+
+@dataclass
+class MergeGroup:
+    keep: Entry
+    merged: list[Entry]
+    similarity: float
+
+
+@dataclass
+class DigestGroup:
+    topic: Topic
+    turns: list[Entry]
+
+
+@dataclass
+class Plan:
+    space: MemorySpace
+    merges: list[MergeGroup] = field(default_factory=list)
+    digests: list[DigestGroup] = field(default_factory=list)
+    archives: list[Entry] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {
+            "merge_groups": len(self.merges),
+            "merged": sum(len(g.merged) for g in self.merges),
+            "digests": len(self.digests),
+            "digested_turns": sum(len(g.turns) for g in self.digests),
+            "archived": len(self.archives),
+        }
+
+    @property
+    def empty(self) -> bool:
+        return not (self.merges or self.digests or self.archives)
+
+
+def plan(space: MemorySpace, now: datetime | None = None) -> Plan:
+    """What a run would do right now; changes nothing."""
+    now = now or timezone.now()
+    limits = thresholds(space)
+    result = Plan(space)
+    active = Entry.objects.recallable().filter(space=space)
+    result.merges = _merge_groups(active, limits.merge_similarity)
+    losers = {e.pk for g in result.merges for e in g.merged}
+    result.digests = _digest_groups(space, active, now - timedelta(days=limits.digest_age_days), losers)
+    result.archives = list(
+        active.filter(at__lte=now - timedelta(days=limits.min_age_days), hits=0)
+        .exclude(category="decision").exclude(kind="digest").exclude(pk__in=losers).order_by("at", "id")
+    )
+    return result
+
+
+def _completeness(entry: Entry) -> tuple:
+    return (len(entry.body), len(entry.summary), entry.at, entry.pk)
+
+
+def _merge_groups(active, similarity: float) -> list[MergeGroup]:
+    """Within each topic, summaries at least `similarity` alike join the most complete one."""
+    by_topic: dict[int, list[Entry]] = {}
+    for entry in active.filter(topic__isnull=False).exclude(kind="digest"):
+        by_topic.setdefault(entry.topic_id, []).append(entry)
+    groups: list[MergeGroup] = []
+    for entries in by_topic.values():
+        clusters: list[tuple[Entry, set[str], list[tuple[Entry, float]]]] = []
+        for entry in sorted(entries, key=_completeness, reverse=True):
+            tokens = token_set(entry.summary or entry.body)
+            if len(tokens) < MIN_MERGE_TOKENS:
+                continue
+            for keep, keep_tokens, members in clusters:
+                score = overlap(tokens, keep_tokens)
+                if score >= similarity:
+                    members.append((entry, score))
+                    break
+            else:
+                clusters.append((entry, tokens, []))
+        for keep, _, members in clusters:
+            if members:
+                groups.append(MergeGroup(keep, [m for m, _ in members], round(min(s for _, s in members), 3)))
+    return groups
+
+
+def _digest_groups(space: MemorySpace, active, ended_before: datetime, losers: set[int]) -> list[DigestGroup]:
+    """Topics of five or more undigested turns that ended long enough ago."""
+    groups = []
+    for topic in Topic.objects.filter(space=space, ended_at__lte=ended_before, turn_count__gte=DIGEST_MIN_TURNS):
+        turns = [t for t in active.filter(topic=topic, kind="turn", digest__isnull=True).order_by("at", "id")
+                 if t.pk not in losers]
+        if len(turns) >= DIGEST_MIN_TURNS:
+            groups.append(DigestGroup(topic, turns))
+    return groups
+
+
+def _sentences(turn: Entry) -> list[str]:
+    """A turn's sentences without the User:/Assistant: labels (a dot inside a file name does not split)."""
+    found = []
+    for part in _SENTENCE_BREAK.split(turn.body):
+        part = _LABEL.sub("", " ".join(part.split()))
+        if len(tokenize(part)) >= 2:
+            found.append(clip(part, 200))
+    return found
+
+
+def rule_digest(topic: Topic, turns: list[Entry]) -> str:
+    """The best sentences: those carrying most of the topic's frequent words, in the order they were said."""
+    ordered = [s for turn in turns for s in _sentences(turn)]
+    counts = Counter(t for s in ordered for t in set(tokenize(s)))
+
+    def weight(sentence: str) -> float:
+        words = set(tokenize(sentence))
+        return sum(counts[w] for w in words) / (1 + len(words)) ** 0.5
+
+    best = set(sorted(dict.fromkeys(ordered), key=weight, reverse=True)[:DIGEST_POINTS])
+    picked = [s for s in dict.fromkeys(ordered) if s in best]
+    return "\n".join(f"- {s}" for s in picked)
+
+
+def llm_digest(client: llm.LLMClient, topic: Topic, turns: list[Entry]) -> str:
+    """A real summary of the topic from the configured model (raises LLMError on failure)."""
+    transcript = "\n\n".join(f"[{timezone.localtime(t.at):%Y-%m-%d %H:%M}] {clip(t.body, 1200)}" for t in turns)
+    answer = client.complete([
+        {"role": "system", "content": "Summarise this conversation for a long-term memory in at most 8 short "
+                                      "bullet points: decisions, facts, problems and their fixes. Use the "
+                                      "conversation's language. Output only the bullets."},
+        {"role": "user", "content": f"Topic: {topic.title}\n\n{clip(transcript, 12000)}"},
+    ])
+    text = answer.strip()
+    if not text:
+        raise llm.LLMError("empty summary")
+    return text[:4000]
+
+
+def _digest_draft(topic: Topic, turns: list[Entry], text: str, run: ConsolidationRun) -> store.Draft:
+    first, last = timezone.localtime(turns[0].at), timezone.localtime(turns[-1].at)
+    span = f"{first:%Y-%m-%d %H:%M}~{last:%H:%M}" if first.date() == last.date() else f"{first:%Y-%m-%d}~{last:%Y-%m-%d}"
+    body = f"{span} · {len(turns)} turns\n\n{text}"
+    return pipeline.save_draft(
+        kind="digest", category=topic.kind, title=clip(f"Digest: {topic.title}", 300), body=body,
+        tags=["digest"], related=[str(t.pk) for t in turns], at=turns[-1].at, session_id=topic.session_id,
+        origin=turns[0].origin, source="agent", channel=turns[0].channel,
+        importance=max(t.importance for t in turns), idempotency_key=f"digest:{run.pk}:{topic.pk}",
+    )
+
+
+def apply(space: MemorySpace, *, actor: str = "", progress: Progress | None = None,
+          now: datetime | None = None) -> ConsolidationRun:
+    """Plan afresh and carry it out, recording each mark it really set (a mark already set is left alone)."""
+    report = progress or (lambda pct, msg: None)
+    current = plan(space, now)
+    run = ConsolidationRun.objects.create(space=space, actor=actor)
+    client = llm.get_client() if current.digests else None
+    method = "rule"
+    total = max(1, len(current.digests))
+    for i, group in enumerate(current.digests):
+        report(10 + 70 * i // total, f"digesting topic {group.topic.title[:60]}")
+        text = None
+        if client is not None:
+            try:
+                text, method = llm_digest(client, group.topic, group.turns), "llm"
+            except llm.LLMError:
+                text = None
+        with transaction.atomic():
+            ids = [t.pk for t in group.turns]
+            digest, _ = store.write(space, _digest_draft(group.topic, group.turns, text or rule_digest(group.topic, group.turns), run), actor=actor)
+            marked = list(Entry.objects.filter(pk__in=ids, digest__isnull=True).order_by("pk").values_list("pk", flat=True))
+            Entry.objects.filter(pk__in=marked).update(digest=digest)
+            run.digested[str(digest.pk)] = marked
+            store.log_op(space, "digest", str(digest.pk), f"topic={group.topic.pk} turns={len(marked)}", actor)
+    if client is not None:
+        client.close()
+    report(85, "merging near-duplicates")
+    with transaction.atomic():
+        for group in current.merges:
+            for loser in group.merged:
+                if Entry.objects.filter(pk=loser.pk, merged_into__isnull=True).update(merged_into=group.keep):
+                    run.merged[str(loser.pk)] = group.keep.pk
+                    store.log_op(space, "merge", str(loser.pk), f"{loser.pk}→{group.keep.pk}", actor)
+    report(92, "archiving what nobody recalls")
+    with transaction.atomic():
+        ids = [e.pk for e in current.archives]
+        run.archived = list(Entry.objects.filter(pk__in=ids, archived=False).order_by("pk").values_list("pk", flat=True))
+        Entry.objects.filter(pk__in=run.archived).update(archived=True)
+        if run.archived:
+            store.log_op(space, "archive", "", f"archived={len(run.archived)}", actor)
+    run.counts = current.counts
+    run.method = method
+    run.save()
+    store.log_op(space, "consolidate", str(run.pk), " ".join(f"{k}={v}" for k, v in run.counts.items()), actor)
+    return run
+
+
+def undo(run: ConsolidationRun, *, actor: str = "") -> list[ConsolidationRun]:
+    """Restore the state before `run`: it and every later applied run of its space are undone, newest first."""
+    runs = list(ConsolidationRun.objects.filter(space=run.space, status="applied", pk__gte=run.pk).order_by("-pk"))
+    for each in runs:
+        with transaction.atomic():
+            Entry.objects.filter(pk__in=each.archived, archived=True).update(archived=False)
+            for loser, winner in each.merged.items():
+                Entry.objects.filter(pk=int(loser), merged_into_id=winner).update(merged_into=None)
+            for digest_id, turn_ids in each.digested.items():
+                Entry.objects.filter(pk__in=turn_ids, digest_id=int(digest_id)).update(digest=None)
+                digest = Entry.objects.live().filter(pk=int(digest_id)).first()
+                if digest:
+                    store.forget(digest, actor=actor)
+            each.status, each.undone_at = "undone", timezone.now()
+            each.save(update_fields=["status", "undone_at"])
+            store.log_op(each.space, "consolidate-undo", str(each.pk), "", actor)
+    return runs
+

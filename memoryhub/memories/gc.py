@@ -1,0 +1,115 @@
+"""Garbage-collection suggestions with Mnemon's effective importance; it suggests, people decide.
+
+EI = base(importance) × access × decay × edges (mnemon.md A11). Memories with importance ≥ 4
+or accessed three times or more are immune and never suggested.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import Count, F
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from memoryhub.memories import store
+from memoryhub.memories.models import Entry
+from memoryhub.spaces.models import MemorySpace
+
+BASE = {5: 1.0, 4: 0.8, 3: 0.5, 2: 0.3, 1: 0.15}
+HALF_LIFE_DAYS = 30
+KEEP_BUMP = 3
+DEFAULT_THRESHOLD = 0.5
+DEFAULT_LIMIT = 20
+
+
+@dataclass
+class Candidate:
+    entry: Entry
+    effective_importance: float
+    days_since_access: float
+    edge_count: int
+    immune: bool
+
+
+def immune(entry: Entry) -> bool:
+    return entry.importance >= 4 or entry.hits >= 3
+
+
+def effective_importance(entry: Entry, edge_count: int, now: datetime) -> tuple[float, float]:
+    """(EI, days since last access or creation)."""
+    last = entry.last_accessed_at or entry.at
+    days = max(0.0, (now - last).total_seconds() / 86400)
+    access = max(1.0, math.log1p(entry.hits))
+    decay = 0.5 ** (days / HALF_LIFE_DAYS)
+    edges = 1 + 0.1 * min(edge_count, 5)
+    return round(BASE.get(entry.importance, 0.5) * access * decay * edges, 4), round(days, 1)
+
+
+def assess(space: MemorySpace, now: datetime | None = None) -> list[Candidate]:
+    """Every live entry of the space with its EI."""
+    now = now or timezone.now()
+    rows = Entry.objects.live().filter(space=space).annotate(edge_count=Count("edges_out"))
+    result = []
+    for entry in rows:
+        ei, days = effective_importance(entry, entry.edge_count, now)
+        result.append(Candidate(entry, ei, days, entry.edge_count, immune(entry)))
+    return result
+
+
+def suggest(space: MemorySpace, *, threshold: float = DEFAULT_THRESHOLD, limit: int = DEFAULT_LIMIT,
+            now: datetime | None = None) -> list[Candidate]:
+    """Non-immune entries under the threshold, weakest first. Never deletes anything."""
+    weak = [c for c in assess(space, now) if not c.immune and c.effective_importance < threshold]
+    weak.sort(key=lambda c: (c.effective_importance, c.entry.pk))
+    return weak[:limit]
+
+
+def run(space: MemorySpace, *, threshold: float = DEFAULT_THRESHOLD, limit: int = DEFAULT_LIMIT,
+        actor: str = "") -> list[Candidate]:
+    """suggest() recorded in the op log, as `mnemon gc` does."""
+    found = suggest(space, threshold=threshold, limit=limit)
+    total = Entry.objects.live().filter(space=space).count()
+    store.log_op(space, "gc", "", f"threshold={threshold} found={len(found)} total={total}", actor)
+    return found
+
+
+def keep(entry: Entry, *, actor: str = "") -> Candidate:
+    """A person wants this one: access +3 and fresh, so it climbs out of the suggestions."""
+    now = timezone.now()
+    with transaction.atomic():
+        Entry.objects.filter(pk=entry.pk).update(hits=F("hits") + KEEP_BUMP, last_accessed_at=now)
+        entry.refresh_from_db()
+        store.log_op(entry.space, "gc_keep", str(entry.pk), f"access={entry.hits}", actor)
+    edge_count = entry.edges_out.count()
+    ei, days = effective_importance(entry, edge_count, now)
+    return Candidate(entry, ei, days, edge_count, immune(entry))
+
+
+CAP_SAMPLE = 200
+CAP_BATCH = 10
+
+
+def archive_over_cap(space: MemorySpace, cap: int, *, keep: int | None = None) -> int:
+    """Over maxEntries, archive the weakest entries (never an immune one, never deleted), ten at a time.
+
+    The weakest are looked for among the least recently used non-immune entries, so a write
+    never has to rate the whole space.
+    """
+    recallable = Entry.objects.recallable().filter(space=space)
+    over = recallable.count() - cap
+    if over <= 0:
+        return 0
+    now = timezone.now()
+    pool = (recallable.filter(importance__lt=4, hits__lt=3).exclude(pk=keep)
+            .annotate(edge_count=Count("edges_out"), last_use=Coalesce("last_accessed_at", "at"))
+            .order_by("last_use")[:CAP_SAMPLE])
+    weakest = sorted(pool, key=lambda e: effective_importance(e, e.edge_count, now)[0])[:min(over, CAP_BATCH)]
+    ids = [e.pk for e in weakest]
+    Entry.objects.filter(pk__in=ids).update(archived=True)
+    if ids:
+        store.log_op(space, "prune", "", f"archived {len(ids)} over maxEntries={cap}: {ids}", "hub")
+    return len(ids)

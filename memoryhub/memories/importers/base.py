@@ -1,0 +1,178 @@
+"""The shape every importer produces, and the one writer that stores it."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from django.db import transaction
+from django.utils.dateparse import parse_datetime
+
+from memoryhub.memories import facts, pipeline, store
+from memoryhub.memories.models import CATEGORIES, Entry
+from memoryhub.memories.text import classify
+from memoryhub.spaces.models import MemorySpace
+
+Progress = Callable[[int, str], None]
+MAX_BODY = 8000
+
+
+@dataclass
+class Item:
+    """One entry to import: a turn (user + assistant) or a note (title + body)."""
+
+    key: str
+    kind: str = "note"
+    user: str = ""
+    assistant: str = ""
+    title: str = ""
+    body: str = ""
+    category: str = ""
+    tags: list[str] = field(default_factory=list)
+    related: list[str] = field(default_factory=list)
+    at: datetime | None = None
+    session_id: str = ""
+    origin: str = "local"
+    channel: str = ""
+    importance: int = 3
+
+
+@dataclass
+class FactOp:
+    op: str  # assert | invalidate | refresh
+    subject: str
+    predicate: str
+    value: str
+    negative: bool = False
+    origin: str = "local"
+
+
+@dataclass
+class Link:
+    source_key: str
+    target_key: str
+    edge_type: str = "semantic"
+    weight: float = 0.5
+    reason: str = ""
+
+
+@dataclass
+class Batch:
+    items: list[Item] = field(default_factory=list)
+    facts: list[FactOp] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def key_of(*parts: object) -> str:
+    """An idempotency key from content or source ids: the same record always maps to the same key."""
+    return "import:" + hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:40]
+
+
+def when(value: object) -> datetime | None:
+    """ISO 8601 text or epoch seconds/milliseconds; naive times are UTC."""
+    if value in (None, ""):
+        return None
+    if isinstance(value, (int, float)):
+        seconds = value / 1000 if value > 1e11 else value
+        return datetime.fromtimestamp(seconds, UTC)
+    try:
+        parsed = parse_datetime(str(value).strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed and parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed
+
+
+def category_of(value: object, text: str) -> str:
+    return value if isinstance(value, str) and value in CATEGORIES else classify(text)
+
+
+def final_facts(ops: list[FactOp]) -> list[FactOp]:
+    """Replay an assert/invalidate/refresh stream in memory; only what is still true at the end is imported."""
+    alive: dict[tuple, FactOp] = {}
+    for op in ops:
+        slot = (op.origin, op.subject, op.predicate, " ".join(op.value.split()).casefold())
+        if op.op == "invalidate":
+            if op.value:
+                alive.pop(slot, None)
+            else:
+                for k in [k for k in alive if k[:3] == slot[:3]]:
+                    alive.pop(k)
+        elif op.op in ("assert", "refresh"):
+            alive[slot] = op
+    return list(alive.values())
+
+
+def existing_keys(space: MemorySpace, keys: list[str]) -> set[str]:
+    found: set[str] = set()
+    for i in range(0, len(keys), 500):
+        found |= set(Entry.objects.filter(space=space, idempotency_key__in=keys[i:i + 500])
+                     .values_list("idempotency_key", flat=True))
+    return found
+
+
+def run(space: MemorySpace, batch: Batch, *, dry_run: bool = False, actor: str = "import",
+        progress: Progress | None = None) -> dict:
+    """Write (or, dry, only count) a batch: new items, facts still true, links between imported items."""
+    report = progress or (lambda pct, msg: None)
+    keys = [i.key for i in batch.items]
+    known = existing_keys(space, keys)
+    fresh = [i for i in dict((i.key, i) for i in batch.items).values() if i.key not in known]
+    result = {"items": len(batch.items), "new": len(fresh), "existing": len(set(keys) & known),
+              "facts": len(final_facts(batch.facts)), "links": len(batch.links), "errors": batch.errors[:20],
+              "error_count": len(batch.errors), "dry_run": dry_run,
+              "preview": [_preview(i) for i in fresh[:20]]}
+    if dry_run:
+        return result
+    added = 0
+    for n, item in enumerate(fresh):
+        if _write(space, item, actor):
+            added += 1
+        if n % 25 == 0:
+            report(5 + 85 * n // max(1, len(fresh)), f"{n} of {len(fresh)} written")
+    report(92, "facts and links")
+    with transaction.atomic():
+        for op in final_facts(batch.facts):
+            facts.assert_fact(space, op.subject, op.predicate, op.value, negative=op.negative, origin=op.origin,
+                              method="manual")
+        by_key = dict(Entry.objects.filter(space=space, idempotency_key__in={k for l in batch.links
+                                                                            for k in (l.source_key, l.target_key)})
+                      .values_list("idempotency_key", "pk"))
+        linked = 0
+        new_keys = {i.key for i in fresh}
+        for link in batch.links:
+            if link.source_key not in new_keys and link.target_key not in new_keys:
+                continue
+            source, target = by_key.get(link.source_key), by_key.get(link.target_key)
+            if source and target and source != target:
+                store.link(Entry.objects.get(pk=source), Entry.objects.get(pk=target), link.edge_type,
+                           max(0.0, min(1.0, link.weight)), actor=actor, reason=link.reason)
+                linked += 1
+    result.update(added=added, linked=linked)
+    return result
+
+
+def _preview(item: Item) -> dict:
+    text = item.user if item.kind == "turn" else (item.title or item.body)
+    return {"kind": item.kind, "at": item.at.isoformat() if item.at else "", "text": " ".join(text.split())[:120],
+            "session": item.session_id}
+
+
+def _write(space: MemorySpace, item: Item, actor: str) -> bool:
+    """Turns take the /api/v1/turns path, notes the memory_save path: both redacted, both through pipeline.write."""
+    if item.kind == "turn":
+        draft, said = pipeline.turn_draft(item.user[:MAX_BODY], item.assistant[:MAX_BODY], session_id=item.session_id,
+                                          at=item.at, origin=item.origin, idempotency_key=item.key,
+                                          channel=item.channel, tags=item.tags)
+        return pipeline.write(space, draft, actor=actor, fact_text=said).created
+    body = item.body[:MAX_BODY]
+    draft = pipeline.save_draft(
+        kind="note", category=item.category or classify(body), title=item.title, body=body, tags=item.tags[:20],
+        related=item.related, at=item.at, session_id=item.session_id, origin=item.origin, source="import",
+        idempotency_key=item.key, importance=max(1, min(5, item.importance)), channel=item.channel,
+    )
+    return pipeline.write(space, draft, actor=actor).created

@@ -1,0 +1,20 @@
+"""The daily consolidation schedule (idempotent: update_or_create by name)."""
+
+from django.db import migrations
+
+NAME = "memoryhub-daily-consolidation"
+
+
+def create_schedule(apps, schema_editor):
+    Schedule = apps.get_model("django_q", "Schedule")
+    Schedule.objects.update_or_create(
+        name=NAME, defaults={"func": "memoryhub.memories.jobs.daily_consolidation", "schedule_type": "D", "repeats": -1})
+
+
+def drop_schedule(apps, schema_editor):
+    apps.get_model("django_q", "Schedule").objects.filter(name=NAME).delete()
+
+
+class Migration(migrations.Migration):
+    dependencies = [("memories", "0003_consolidationrun"), ("django_q", "0019_alter_task_options_alter_ormq_key_alter_ormq_lock_and_more")]
+    operations = [migrations.RunPython(create_schedule, drop_schedule)]

@@ -1,0 +1,119 @@
+"""The jobs page: every job with state and progress, polling while work is pending, retry, self test."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from memoryhub.audit.models import AuditEvent
+from memoryhub.jobs import runner
+from memoryhub.jobs.models import Job
+from memoryhub.spaces.services import default_space
+
+pytestmark = pytest.mark.django_db
+
+HX = {"HX-Request": "true"}
+
+
+def boom(job):
+    raise RuntimeError("provider went away")
+
+
+@pytest.fixture
+def failing_kind():
+    runner.register("dash-boom", "Always fails", "tests.test_dashboard_jobs.boom")
+    yield "dash-boom"
+    runner.JOB_KINDS.pop("dash-boom")
+
+
+def test_jobs_page_requires_login(client):
+    assert client.get(reverse("dashboard:jobs")).status_code == 302
+    assert client.post(reverse("dashboard:job-selftest")).status_code == 302
+    assert not Job.objects.exists()
+
+
+def test_empty_state_says_what_to_do(client, staff):
+    r = client.get(reverse("dashboard:jobs"))
+    assert r.status_code == 200 and "No jobs yet" in r.content.decode()
+
+
+def test_lists_jobs_with_space_state_progress_duration_and_error(client, staff, failing_kind):
+    now = timezone.now()
+    Job.objects.create(kind="persona_rebuild", label="Persona rebuild", space=default_space(), status="succeeded",
+                       progress=100, started_at=now - timedelta(seconds=3), finished_at=now)
+    runner.enqueue(failing_kind)
+    html = client.get(reverse("dashboard:jobs")).content.decode()
+    assert "Persona rebuild" in html and "<code>default</code>" in html and "3.0 s" in html
+    assert "RuntimeError: provider went away" in html
+    assert 'aria-valuenow="100"' in html and "succeeded" in html and "failed" in html
+
+
+def test_table_polls_only_while_a_job_is_queued_or_running(client, staff):
+    Job.objects.create(kind="selftest", status="succeeded", progress=100)
+    r = client.get(reverse("dashboard:jobs"), headers=HX)
+    assert "<html" not in r.content.decode() and 'id="job-table"' in r.content.decode()
+    assert 'hx-trigger="every 1s"' not in r.content.decode()
+    running = Job.objects.create(kind="selftest", status="running", progress=40, started_at=timezone.now(),
+                                 heartbeat_at=timezone.now())
+    r = client.get(reverse("dashboard:jobs"), headers=HX)
+    assert 'hx-trigger="every 1s"' in r.content.decode() and 'aria-valuenow="40"' in r.content.decode()
+    Job.objects.filter(pk=running.pk).update(status="succeeded", progress=100)
+    assert 'hx-trigger="every 1s"' not in client.get(reverse("dashboard:jobs"), headers=HX).content.decode()
+
+
+def test_boosted_request_gets_the_full_page(client, staff):
+    r = client.get(reverse("dashboard:jobs"), headers={**HX, "HX-Boosted": "true"})
+    assert "<html" in r.content.decode()
+
+
+def test_loading_the_page_fails_jobs_whose_worker_died(client, staff):
+    job = Job.objects.create(kind="selftest", status="running", started_at=timezone.now() - timedelta(hours=1),
+                             heartbeat_at=timezone.now() - timedelta(hours=1))
+    html = client.get(reverse("dashboard:jobs")).content.decode()
+    job.refresh_from_db()
+    assert job.status == "failed" and "the worker stopped" in html
+    assert reverse("dashboard:job-retry", args=[job.pk]) in html
+
+
+def test_self_test_button_enqueues_and_runs_the_selftest_job(client, staff):
+    r = client.post(reverse("dashboard:job-selftest"), headers=HX)
+    job = Job.objects.get()
+    assert job.kind == "selftest" and job.status == "succeeded" and job.progress == 100
+    assert job.created_by == staff
+    assert r.status_code == 200 and f'id="job-{job.pk}"' in r.content.decode()
+    assert AuditEvent.objects.filter(action="job.enqueue").exists()
+
+
+def test_self_test_without_htmx_redirects_to_the_page(client, staff):
+    r = client.post(reverse("dashboard:job-selftest"))
+    assert r.status_code == 302 and r["Location"] == reverse("dashboard:jobs")
+
+
+def test_retry_runs_a_failed_job_again_as_a_new_row(client, staff, failing_kind):
+    job = runner.enqueue(failing_kind)
+    r = client.post(reverse("dashboard:job-retry", args=[job.pk]), headers=HX)
+    assert r.status_code == 200
+    assert Job.objects.filter(kind=failing_kind).count() == 2
+    event = AuditEvent.objects.get(action="job.retry")
+    assert event.target == f"job:{job.pk}"
+
+
+def test_only_failed_jobs_can_be_retried(client, staff):
+    job = runner.enqueue("selftest")
+    r = client.post(reverse("dashboard:job-retry", args=[job.pk]), follow=True)
+    assert "Only failed jobs can be retried" in r.content.decode()
+    assert Job.objects.count() == 1
+    assert client.post(reverse("dashboard:job-retry", args=[9999])).status_code == 404
+    assert client.get(reverse("dashboard:job-retry", args=[job.pk])).status_code == 405
+
+
+def test_retry_enforces_csrf(staff, failing_kind):
+    job = runner.enqueue(failing_kind)
+    csrf_client = Client(enforce_csrf_checks=True)
+    csrf_client.force_login(staff)
+    assert csrf_client.post(reverse("dashboard:job-retry", args=[job.pk])).status_code == 403
+    assert Job.objects.count() == 1

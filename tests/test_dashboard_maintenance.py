@@ -1,0 +1,109 @@
+"""The maintenance page: plan preview, apply as a job, undo, gc keep, import dry run then job, packs, re-tag."""
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from memoryhub.jobs.models import Job
+from memoryhub.memories import store
+from memoryhub.memories.models import ConsolidationRun, Entry, OpLog
+from memoryhub.spaces.models import MemorySpace
+
+pytestmark = pytest.mark.django_db
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def space():
+    space = MemorySpace.objects.create(slug="m", name="M")
+    store.write(space, store.Draft(body="an old note nobody reads", at=timezone.now() - timedelta(days=60),
+                                   importance=2))
+    return space
+
+
+def test_page_needs_login_and_shows_the_plan_without_changing_anything(client, space, staff):
+    page = client.get("/spaces/m/maintenance/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "an old note nobody reads" in html and "Apply" in html
+    assert not Entry.objects.filter(archived=True).exists()
+    client.logout()
+    assert client.get("/spaces/m/maintenance/").status_code == 302
+
+
+def test_apply_runs_a_job_with_progress_and_undo_restores(client, space, staff):
+    response = client.post("/spaces/m/maintenance/consolidate/", **HX)
+    job = Job.objects.get(kind="consolidate")
+    assert job.status == "succeeded" and job.progress == 100 and "<progress" in response.content.decode()
+    assert Entry.objects.filter(archived=True).count() == 1
+    assert "Nothing to consolidate" in client.get("/spaces/m/maintenance/").content.decode()
+    run = ConsolidationRun.objects.get()
+    client.post(f"/spaces/m/maintenance/consolidate/{run.pk}/undo/", **HX)
+    assert not Entry.objects.filter(archived=True).exists()
+    poll = client.get(f"/spaces/m/maintenance/jobs/{job.pk}/", **HX)
+    assert poll.status_code == 200 and "every 1s" not in poll.content.decode()
+
+
+def test_gc_keep_from_the_page(client, space, staff):
+    entry = Entry.objects.get()
+    response = client.post(f"/spaces/m/maintenance/gc/{entry.pk}/keep/", **HX)
+    assert response.status_code == 200 and "Kept" in response.content.decode()
+    entry.refresh_from_db()
+    assert entry.hits == 3 and OpLog.objects.filter(operation="gc_keep").exists()
+
+
+def test_viewing_the_page_counts_no_access_and_logs_no_recall(client, space, staff):
+    client.get("/spaces/m/maintenance/")
+    assert Entry.objects.get().hits == 0 and not OpLog.objects.filter(operation="recall").exists()
+
+
+def test_import_dry_run_then_job_then_reimport_adds_nothing(client, space, staff):
+    lines = "\n".join(json.dumps(x) for x in [
+        {"role": "user", "content": "how do I rotate alerts.log?", "session_id": "u1"},
+        {"role": "assistant", "content": "use logrotate", "session_id": "u1"}])
+    upload = SimpleUploadedFile("u1.jsonl", lines.encode())
+    dry = client.post("/spaces/m/maintenance/import/", {"file": upload, "format": "auto", "action": "dry-run"}, **HX)
+    html = dry.content.decode()
+    assert "Would import 1 new" in html and "how do I rotate alerts.log?" in html
+    assert Entry.objects.filter(kind="turn").count() == 0
+    source = html.split('name="path" value="')[1].split('"')[0]
+    client.post("/spaces/m/maintenance/import/", {"path": source, "format": "auto", "action": "import"}, **HX)
+    job = Job.objects.get(kind="import_history")
+    assert job.status == "succeeded" and job.result["added"] == 1
+    again = client.post("/spaces/m/maintenance/import/", {"file": SimpleUploadedFile("u1.jsonl", lines.encode()),
+                                                          "action": "dry-run"}, **HX)
+    assert "Would import 0 new" in again.content.decode()
+
+
+def test_import_without_a_source_says_so(client, space, staff):
+    response = client.post("/spaces/m/maintenance/import/", {"path": "/no/such/file", "action": "dry-run"}, **HX)
+    assert "msg-error" in response.content.decode()
+
+
+def test_pack_export_and_import_through_the_dashboard(client, space, staff):
+    response = client.get("/spaces/m/maintenance/pack/")
+    assert response["Content-Type"] == "application/gzip"
+    upload = SimpleUploadedFile("m.tar.gz", response.content)
+    after = client.post("/packs/import/", {"pack": upload, "slug": "copy"})
+    assert after.status_code == 302 and after["Location"] == "/spaces/copy/maintenance/"
+    assert Entry.objects.filter(space__slug="copy").count() == 1
+
+
+def test_retag_preview_then_apply(client, space, staff):
+    store.write(space, store.Draft(body="hi from the group", session_id="qq-1"))
+    sessions = json.dumps({"group:1": {"sessionId": "qq-1", "chatType": "group", "senderId": "7"}}).encode()
+    preview = client.post("/spaces/m/maintenance/retag/", {"file": SimpleUploadedFile("sessions.json", sessions),
+                                                           "origin": "qq", "action": "preview"}, **HX)
+    html = preview.content.decode()
+    assert "1 entry would be re-tagged" in html and Entry.objects.filter(origin="qq").count() == 0
+    source = html.split('name="path" value="')[1].split('"')[0]
+    client.post("/spaces/m/maintenance/retag/", {"path": source, "origin": "qq", "action": "apply"}, **HX)
+    assert Entry.objects.get(session_id="qq-1").origin == "qq"
+
+
+def test_third_party_spaces_have_no_maintenance_page(client, staff):
+    MemorySpace.objects.create(slug="remote", name="R", provider="mem0")
+    assert client.get("/spaces/remote/maintenance/").status_code == 404

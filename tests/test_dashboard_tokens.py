@@ -1,0 +1,104 @@
+"""The API tokens page: create (raw value shown once), list, revoke with confirmation, audited."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from memoryhub.api.models import ApiToken, hash_token
+from memoryhub.audit.models import AuditEvent
+from memoryhub.spaces.services import default_space
+
+pytestmark = pytest.mark.django_db
+
+HX = {"HX-Request": "true"}
+
+
+def test_tokens_page_requires_login(client):
+    assert client.get(reverse("dashboard:tokens")).status_code == 302
+    assert client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "local"}).status_code == 302
+    assert not ApiToken.objects.exists()
+
+
+def test_empty_state_says_what_to_do(client, staff):
+    html = client.get(reverse("dashboard:tokens")).content.decode()
+    assert "No tokens yet" in html and 'value="local"' in html
+
+
+def test_create_shows_the_raw_token_once_and_stores_only_its_hash(client, staff):
+    r = client.post(reverse("dashboard:tokens"), {"name": "laptop-agent", "origin": "local"})
+    assert r.status_code == 200 and r["Cache-Control"].startswith("max-age=0")
+    token = ApiToken.objects.get()
+    html = r.content.decode()
+    raw = html.split('id="new-token-value" value="', 1)[1].split('"', 1)[0]
+    assert raw.startswith("mh_") and token.token_hash == hash_token(raw) and token.created_by == staff
+    assert "shown only this once" in html
+    again = client.get(reverse("dashboard:tokens")).content.decode()
+    assert raw not in again and "laptop-agent" in again and token.prefix in again
+
+
+def test_created_token_works_against_the_api(client, staff):
+    r = client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "qq"})
+    raw = r.content.decode().split('id="new-token-value" value="', 1)[1].split('"', 1)[0]
+    assert client.get("/api/v1/spaces", HTTP_AUTHORIZATION=f"Bearer {raw}").status_code == 200
+
+
+def test_create_with_spaces_restricts_the_token(client, staff):
+    space = default_space()
+    r = client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "qq", "spaces": [space.slug]}, headers=HX)
+    html = r.content.decode()
+    assert r.status_code == 200 and "<html" not in html and 'id="token-panel"' in html
+    token = ApiToken.objects.get()
+    assert token.origin == "qq" and list(token.spaces.all()) == [space]
+    event = AuditEvent.objects.get(action="token.create")
+    assert event.detail["spaces"] == ["default"] and event.target == "token:bot"
+    raw = html.split('id="new-token-value" value="', 1)[1].split('"', 1)[0]
+    assert raw not in str(event.detail) and event.detail["prefix"] == raw[:10]
+
+
+def test_bad_input_rerenders_with_errors_and_creates_nothing(client, staff):
+    r = client.post(reverse("dashboard:tokens"), {"name": "", "origin": "not an origin!"}, headers=HX)
+    html = r.content.decode()
+    assert r.status_code == 200 and "This field is required" in html and "letters, numbers" in html
+    r = client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "local", "spaces": ["missing"]})
+    assert r.status_code == 200 and "Select a valid choice" in r.content.decode()
+    assert not ApiToken.objects.exists()
+
+
+def test_revoke_asks_for_confirmation_then_revokes_and_audits(client, staff):
+    token, raw = ApiToken.issue("bot")
+    confirm = client.get(reverse("dashboard:token-revoke", args=[token.pk]))
+    assert confirm.status_code == 200 and "cannot be undone" in confirm.content.decode()
+    token.refresh_from_db()
+    assert token.revoked_at is None
+    r = client.post(reverse("dashboard:token-revoke", args=[token.pk]))
+    assert r.status_code == 302
+    token.refresh_from_db()
+    assert token.revoked_at is not None
+    assert client.get("/api/v1/spaces", HTTP_AUTHORIZATION=f"Bearer {raw}").status_code == 401
+    assert AuditEvent.objects.filter(action="token.revoke", target="token:bot").count() == 1
+    client.post(reverse("dashboard:token-revoke", args=[token.pk]))
+    assert AuditEvent.objects.filter(action="token.revoke").count() == 1
+
+
+def test_htmx_revoke_answers_with_the_panel(client, staff):
+    token, _ = ApiToken.issue("bot")
+    r = client.post(reverse("dashboard:token-revoke", args=[token.pk]), headers=HX)
+    html = r.content.decode()
+    assert r.status_code == 200 and "<html" not in html and "revoked" in html
+    assert client.post(reverse("dashboard:token-revoke", args=[999])).status_code == 404
+
+
+def test_list_shows_name_origin_spaces_and_last_used(client, staff, api):
+    api.get("spaces")
+    html = client.get(reverse("dashboard:tokens")).content.decode()
+    assert "agent" in html and "<code>local</code>" in html and "all spaces" in html
+    assert "never" not in html.split('id="token-', 1)[1].split("</tr>", 1)[0]
+
+
+def test_create_enforces_csrf(staff):
+    csrf_client = Client(enforce_csrf_checks=True)
+    csrf_client.force_login(staff)
+    assert csrf_client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "local"}).status_code == 403
+    assert not ApiToken.objects.exists()

@@ -1,0 +1,105 @@
+"""Packs: export a native space, import it as a new one with identical search results; no secrets inside."""
+
+import io
+import tarfile
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from memoryhub.memories import consolidate, facts, packs, pipeline, recall, search, store
+from memoryhub.memories.models import Edge, Entry, Fact, OpLog, Persona, Topic
+from memoryhub.spaces import secrets
+from memoryhub.spaces.models import MemorySpace
+
+pytestmark = pytest.mark.django_db
+QUERIES = ["nginx reload", "postgres backups", "日志 轮转", "tea"]
+
+
+def fill(space):
+    start = timezone.now() - timedelta(days=10)
+    for i, (u, a) in enumerate([("how do I reload nginx?", "nginx -s reload"),
+                                ("and test the nginx config first?", "nginx -t checks it"),
+                                ("postgres backups at night?", "pg_dump at 3am to the NAS"),
+                                ("日志轮转怎么配？", "用 logrotate 每天轮转"),
+                                ("叫我老王，我喜欢喝tea", "好的老王")]):
+        draft, said = pipeline.turn_draft(u, a, session_id="s", at=start + timedelta(minutes=i), origin="local")
+        pipeline.write(space, draft, fact_text=said)
+    note, _ = store.write(space, store.Draft(body="postgres backups are verified weekly", category="decision"))
+    Entry.objects.filter(pk=note.pk).update(hits=4)
+    Persona.objects.update_or_create(space=space, defaults={"profile": "Wang, drinks tea"})
+    facts.assert_fact(space, "user", "nickname", "王哥")
+
+
+def results(space):
+    return [[Entry.objects.get(pk=c.id).title or Entry.objects.get(pk=c.id).body[:40]
+             for c in recall.search([space], q, limit=10)] for q in QUERIES]
+
+
+def test_round_trip_gives_identical_search_results():
+    space = MemorySpace.objects.create(slug="src", name="Source")
+    fill(space)
+    consolidate.apply(space, now=timezone.now() + timedelta(days=40))
+    before, counts = results(space), _counts(space)
+    data = packs.export(space)
+    search.unindex(Entry.objects.filter(space=space).values_list("pk", flat=True))
+    space.delete()
+    copy = packs.import_pack(data)
+    assert copy.slug == "src" and copy.is_native
+    assert results(copy) == before and _counts(copy) == counts
+    assert any(r for r in before)
+
+
+def _counts(space):
+    return {"entries": Entry.objects.filter(space=space).count(),
+            "archived": Entry.objects.filter(space=space, archived=True).count(),
+            "digested": Entry.objects.filter(space=space, digest__isnull=False).count(),
+            "topics": Topic.objects.filter(space=space).count(),
+            "facts": sorted(Fact.objects.filter(space=space).values_list("predicate", "value", "status")),
+            "invalidated_by": Fact.objects.filter(space=space, invalidated_by__isnull=False).count(),
+            "edges": Edge.objects.filter(source__space=space).count(),
+            "oplog": OpLog.objects.filter(space=space).count(),
+            "persona": Persona.objects.get(space=space).profile}
+
+
+def test_import_into_a_hub_that_has_the_space_makes_a_new_one():
+    space = MemorySpace.objects.create(slug="src", name="Source")
+    fill(space)
+    copy = packs.import_pack(packs.export(space))
+    assert copy.slug == "src-2" and Entry.objects.filter(space=copy).count() == Entry.objects.filter(space=space).count()
+    assert not set(Entry.objects.filter(space=copy).values_list("pk", flat=True)) & set(
+        Entry.objects.filter(space=space).values_list("pk", flat=True))
+
+
+def test_pack_has_a_manifest_with_checksums_and_no_secrets():
+    space = MemorySpace.objects.create(slug="src", name="Source", config={"note": "provider config stays home"})
+    fill(space)
+    secrets.save("mem0", {"apiKey": "m0-very-secret-key-123"})
+    data = packs.export(space)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        raw = b"".join(tar.extractfile(m).read() for m in tar.getmembers())
+        names = tar.getnames()
+    assert b"m0-very-secret-key-123" not in raw and b"m0-very-secret-key-123" not in data
+    assert b"provider config stays home" not in raw
+    assert names[0] == "manifest.json" and "entries.json" in names
+    manifest, _ = packs.read(data)
+    assert manifest["schema_version"] == packs.SCHEMA_VERSION and set(manifest["files"]) >= {"entries.json", "facts.json"}
+
+
+def test_a_tampered_pack_is_refused():
+    space = MemorySpace.objects.create(slug="src", name="Source")
+    fill(space)
+    data = packs.export(space)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        blobs = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    blobs["entries.json"] = blobs["entries.json"].replace(b"nginx", b"NGINX")
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for name, blob in blobs.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(blob)
+            tar.addfile(info, io.BytesIO(blob))
+    with pytest.raises(packs.PackError, match="checksum"):
+        packs.import_pack(out.getvalue())
+    with pytest.raises(packs.PackError):
+        packs.import_pack(b"not a tarball")

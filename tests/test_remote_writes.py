@@ -1,0 +1,109 @@
+"""Writes to third-party spaces through the API: kept locally with their receipt, OpenViking verified by a job."""
+
+import pytest
+
+from memoryhub.jobs.models import Job
+from memoryhub.memories.models import RemoteWrite
+from memoryhub.spaces.models import MemorySpace, ProviderService
+from memoryhub.spaces.services import save_service
+from providers.base import ProviderError
+from tests.providers.fakes.mem0 import Mem0Fake
+from tests.providers.fakes.openviking import FakeOpenViking
+
+
+@pytest.fixture
+def viking(db):
+    fake = FakeOpenViking()
+    save_service("openviking", {"endpoint": fake.url, "apiKey": "key-alice", "account": "acme",
+                                "discoveryUser": "alice"})
+    MemorySpace.objects.create(slug="ov", name="OpenViking", provider="openviking",
+                               config={"targetUri": "viking://user/alice/memories"})
+    yield fake
+    fake.stop()
+
+
+def save(api, **extra):
+    return api.tool("memory_save", category="decision", title="Green tea", body="Alice prefers green tea.",
+                    space="ov", **extra)
+
+
+def test_openviking_write_is_verified_by_a_job_and_committed(api, viking):
+    r = save(api)
+    assert r.status_code == 200, r.content
+    assert r.json()["result"]["id"].startswith("ov:viking://user/alice/memories/")
+    write = RemoteWrite.objects.get()
+    assert write.state == "committed" and write.provider_id == write.uri and write.checked_at
+    assert Job.objects.get(kind="verify_write").status == "succeeded"
+
+
+@pytest.mark.parametrize("fault, expected", [("size_skew", "failed"), ("readback_suffix", "failed"),
+                                             ("vector_status", "pending_verification")])
+def test_unproven_openviking_writes_are_never_committed(api, viking, fault, expected):
+    if fault == "size_skew":
+        viking.size_skew = 3
+    elif fault == "readback_suffix":
+        viking.readback_suffix = " (edited)"
+    else:
+        viking.vector_status = "queued"
+    assert save(api).status_code == 200
+    write = RemoteWrite.objects.get()
+    assert write.state == expected and write.error and "viking://" in write.error
+
+
+def test_openviking_discovery_refuses_a_missing_root_and_keeps_the_old_config(viking):
+    with pytest.raises(ProviderError):
+        save_service("openviking", {"endpoint": viking.url, "apiKey": "key-alice", "account": "acme",
+                                    "discoveryUser": "nobody"})
+    assert ProviderService.objects.get(kind="openviking").config["discoveryUser"] == "alice"
+
+
+@pytest.fixture
+def mem0(db):
+    fake = Mem0Fake()
+    save_service("mem0", {"endpoint": fake.url, "apiKey": fake.api_key, "mode": "platform"})
+    MemorySpace.objects.create(slug="m0", name="Mem0", provider="mem0", config={"userId": "alice"})
+    yield fake
+    fake.stop()
+
+
+def test_async_provider_write_is_accepted_not_committed(api, mem0):
+    r = api.turn("I switched the team to PostgreSQL 17", "noted", space="m0")
+    assert r.status_code == 201 and r.json()["entry"]["receipt"] == "accepted"
+    assert RemoteWrite.objects.get().state == "accepted"
+
+
+def test_a_provider_failure_is_a_clear_error_and_the_write_is_kept_locally(api, mem0):
+    mem0.set_fault("error500")
+    r = api.turn("remember the boiler code 4711", "ok", space="m0")
+    assert r.status_code == 502 and r.json()["error"]["code"] == "provider_error"
+    kept = RemoteWrite.objects.get()
+    assert kept.state in ("failed", "unknown") and "boiler code" in kept.body
+    assert MemorySpace.objects.get(slug="m0").last_error
+
+
+def test_a_slow_provider_times_out_as_504_and_stays_unknown(api, mem0, settings):
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "PROVIDER_TIMEOUT": 0.5}
+    mem0.set_fault("slow")
+    r = api.turn("slow write", "ok", space="m0")
+    assert r.status_code in (502, 504)
+    assert RemoteWrite.objects.get().state in ("unknown", "failed")
+
+
+def test_bad_credentials_disable_the_service_until_fixed(api, mem0):
+    save_service("mem0", {"endpoint": mem0.url, "apiKey": "wrong-key-000", "mode": "platform"})
+    r = api.turn("anything", "ok", space="m0")
+    assert r.status_code == 502
+    assert ProviderService.objects.get(kind="mem0").enabled is False
+    again = api.turn("anything else", "ok", space="m0")
+    assert again.status_code == 502 and "disabled" in again.json()["error"]["message"]
+    assert "wrong-key-000" not in again.content.decode()
+    save_service("mem0", {"endpoint": mem0.url, "apiKey": mem0.api_key, "mode": "platform"})
+    assert api.turn("fixed now", "ok", space="m0").status_code == 201
+
+
+def test_forget_on_a_provider_that_can(api, mem0):
+    api.tool("memory_note", text="forget me later please", space="m0")
+    found = api.tool("memory_search", query="forget me later", space="m0").json()["result"]["results"]
+    assert found and found[0]["provider"] == "mem0"
+    r = api.tool("memory_forget", id=found[0]["id"])
+    assert r.status_code == 200 and r.json()["result"]["status"] == "forgotten"
