@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from memoryhub.dashboard.partials import htmx_partial  # noqa: F401  (re-exported for the views)
 from memoryhub.spaces.models import MemorySpace
 from providers.base import Capabilities
 from providers.registry import get_provider_class
@@ -22,12 +23,6 @@ def space_for_user(request: HttpRequest, slug: str) -> MemorySpace:
 
 def capabilities(space: MemorySpace) -> Capabilities:
     return get_provider_class(space.provider).capabilities
-
-
-def htmx_partial(request: HttpRequest) -> bool:
-    """An htmx swap wants a fragment; boosted navigation and history restores want the whole page."""
-    htmx = getattr(request, "htmx", None)
-    return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
 
 
 def render_page(request: HttpRequest, template: str, partial: str, context: dict, status: int = 200) -> HttpResponse:
@@ -58,6 +53,7 @@ def space_tabs(space: MemorySpace) -> list[tuple[str, str]]:
         tabs.append("graph")
     if space.is_native:
         tabs.append("activity")
+    tabs.append("settings")
     return tabs
 
 

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from memoryhub.dashboard.views import (
-    facts, graph, jobs, maintenance, memories, notebooks, persona, providers, recall, spaces, tokens, writes,
+    facts, graph, jobs, maintenance, memories, notebooks, persona, providers, recall, spaces, tokens, tuning, writes,
 )
 
 app_name = "dashboard"
@@ -21,6 +21,7 @@ urlpatterns = [
     path("spaces/<slug:slug>/entries/<int:pk>/forget/", memories.entry_forget, name="entry_forget"),
     path("spaces/<slug:slug>/records/forget/", memories.record_forget, name="record_forget"),
     path("spaces/<slug:slug>/activity/", memories.activity, name="activity"),
+    path("spaces/<slug:slug>/settings/", tuning.space_settings_page, name="space_settings"),
     path("spaces/<slug:slug>/persona/", persona.persona, name="persona"),
     path("spaces/<slug:slug>/persona/rebuild/", persona.rebuild, name="persona_rebuild"),
     path("spaces/<slug:slug>/persona/jobs/<int:job_id>/", persona.job_status, name="persona_job"),
