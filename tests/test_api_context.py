@@ -2,7 +2,6 @@
 
 from memoryhub.spaces.services import default_space
 from memoryhub.memories.models import Entry, Fact, Persona
-from memoryhub.spaces.models import MemorySpace
 
 
 def context(api, query, **extra):

@@ -13,7 +13,6 @@ from memoryhub.spaces.services import default_space
 from memoryhub.jobs.models import Job
 from memoryhub.memories import compact, recall, store
 from memoryhub.memories.models import Entry, OpLog
-from memoryhub.spaces.models import MemorySpace
 
 QUERIES = ["postgres backups", "nginx proxy", "日志 轮转"]
 BODIES = ["postgres backups run at 3am", "nginx proxy_pass to gunicorn", "日志轮转每天一次",

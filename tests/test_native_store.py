@@ -9,7 +9,6 @@ from memoryhub.spaces.services import default_space
 from memoryhub.memories import store
 from memoryhub.memories.models import Edge, Entry, OpLog
 from memoryhub.memories.native import NativeProvider
-from memoryhub.spaces.models import MemorySpace
 from providers.base import ProviderError
 
 pytestmark = pytest.mark.django_db
