@@ -6,8 +6,8 @@ import uuid
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
-from providers.http import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, HttpClient
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record
+from providers.http import HttpProvider
 
 BUDGETS = ("low", "mid", "high")
 
@@ -21,7 +21,7 @@ def _entity_list(value: Any) -> list[str]:
     return []
 
 
-class HindsightProvider(Provider):
+class HindsightProvider(HttpProvider):
     kind = "hindsight"
     label = "Hindsight"
     locality = "remote"
@@ -39,24 +39,9 @@ class HindsightProvider(Provider):
     description = ("Hindsight memory bank: asynchronous retain, hybrid recall, the provider's own knowledge graph "
                    "and entity catalogue; forgetting invalidates (soft delete).")
 
-    def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
-        super().__init__(config, space)
-        self._http: HttpClient | None = None
-
-    @property
-    def http(self) -> HttpClient:
-        if self._http is None:
-            key = str(self.config.get("apiKey") or "")
-            self._http = HttpClient(str(self.config.get("endpoint") or ""),
-                                    {"Authorization": f"Bearer {key}"} if key else {},
-                                    timeout=float(self.config.get("_timeout") or DEFAULT_TIMEOUT),
-                                    max_bytes=int(self.config.get("_max_bytes") or DEFAULT_MAX_BYTES))
-        return self._http
-
-    def close(self) -> None:
-        if self._http is not None:
-            self._http.close()
-            self._http = None
+    def auth_headers(self) -> dict[str, str]:
+        key = self.api_key(required=False)
+        return {"Authorization": f"Bearer {key}"} if key else {}
 
     @property
     def bank(self) -> str:

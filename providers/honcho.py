@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
-from providers.http import HttpClient, client_from_config, expect, failed_write, pick, text_id
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record
+from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 PAGE_MAX = 100
 
 
-class HonchoProvider(Provider):
+class HonchoProvider(HttpProvider):
     kind = "honcho"
     label = "Honcho"
     locality = "remote"
@@ -34,38 +34,25 @@ class HonchoProvider(Provider):
 
     def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
         super().__init__(config, space)
-        self._client: HttpClient | None = None
         self._peers_ready = False
 
-    @property
-    def http(self) -> HttpClient:
-        if self._client is None:
-            endpoint = str(self.config.get("endpoint") or "").rstrip("/").removesuffix("/v3")
-            key = str(self.config.get("apiKey") or "")
-            headers = {"Authorization": f"Bearer {key}"} if key else {}
-            self._client = client_from_config(self.config, headers, endpoint=endpoint)
-        return self._client
+    def endpoint(self) -> str:
+        return str(self.config.get("endpoint") or "").rstrip("/").removesuffix("/v3")
 
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+    def auth_headers(self) -> dict[str, str]:
+        key = self.api_key(required=False)
+        return {"Authorization": f"Bearer {key}"} if key else {}
 
     # -- scope ---------------------------------------------------------------------------------
 
-    def _setting(self, key: str) -> str:
-        value = str(self.config.get(key) or "").strip()
-        if not value:
-            raise ProviderError(f"Honcho space setting {key!r} is missing", permanent=True)
-        return value
 
     @property
     def _ws_path(self) -> str:
-        return f"/v3/workspaces/{quote(self._setting('workspace'), safe='')}"
+        return f"/v3/workspaces/{quote(self.setting('workspace'), safe='')}"
 
     @property
     def _scope(self) -> dict[str, str]:
-        observed = self._setting("userId")
+        observed = self.setting("userId")
         observer = str(self.config.get("agentId") or "").strip() or observed
         return {"observer_id": observer, "observed_id": observed}
 
@@ -81,8 +68,8 @@ class HonchoProvider(Provider):
         self._peers_ready = True
 
     def _ensure_workspace(self) -> dict[str, Any]:
-        workspace = self.http.post("/v3/workspaces", {"id": self._setting("workspace")}, retry=True)
-        if text_id(workspace, what="workspace") != self._setting("workspace"):
+        workspace = self.http.post("/v3/workspaces", {"id": self.setting("workspace")}, retry=True)
+        if text_id(workspace, what="workspace") != self.setting("workspace"):
             raise ProviderError("Honcho answered a different workspace than requested")
         return workspace
 
@@ -94,7 +81,7 @@ class HonchoProvider(Provider):
         queue = self.http.get(f"{self._ws_path}/queue/status")
         return {
             "healthy": True,
-            "workspace": self._setting("workspace"),
+            "workspace": self.setting("workspace"),
             "conclusions": pick(page, "total", int, "conclusions page", default=len(page["items"])),
             "pending_work_units": pick(queue, "pending_work_units", int, "queue status", default=0),
         }

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from providers.base import ProviderError, Receipt
+from providers.base import Provider, ProviderError, Receipt
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
@@ -270,3 +270,45 @@ def _error_detail(body: bytes) -> str:
             if value:
                 return str(value)[:200]
     return text[:200]
+
+
+class HttpProvider(Provider):
+    """An adapter that speaks HTTP: one client, built on first use with the kind's auth headers, closed by close()."""
+
+    def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
+        super().__init__(config, space)
+        self._client: HttpClient | None = None
+
+    def auth_headers(self) -> dict[str, str]:
+        """The headers that authenticate every request (none by default)."""
+        return {}
+
+    def endpoint(self) -> str | None:
+        """The base URL; None means the configured `endpoint`."""
+        return None
+
+    @property
+    def http(self) -> HttpClient:
+        if self._client is None:
+            self._client = client_from_config(self.config, self.auth_headers(), endpoint=self.endpoint())
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def setting(self, key: str) -> str:
+        """A required space setting, or a permanent error naming it."""
+        value = str(self.config.get(key) or "").strip()
+        if not value:
+            raise ProviderError(f"{self.label} space setting {key!r} is missing", permanent=True)
+        return value
+
+    def api_key(self, required: bool = True) -> str:
+        """The configured key, without a pasted "Bearer " prefix."""
+        key = str(self.config.get("apiKey") or "").strip()
+        key = key[len("bearer "):].strip() if key.lower().startswith("bearer ") else key
+        if required and not key:
+            raise ProviderError(f"{self.label} needs an API key", permanent=True)
+        return key

@@ -8,14 +8,14 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
-from providers.http import HttpClient, client_from_config, expect, failed_write, pick, text_id
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record
+from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 MODES = ("platform", "self-hosted")
 PAGE_MAX = 100
 
 
-class Mem0Provider(Provider):
+class Mem0Provider(HttpProvider):
     kind = "mem0"
     label = "Mem0"
     locality = "remote"
@@ -37,10 +37,6 @@ class Mem0Provider(Provider):
     )
     description = "Mem0 memories extracted asynchronously from what the hub writes; hard delete."
 
-    def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
-        super().__init__(config, space)
-        self._client: HttpClient | None = None
-
     @property
     def mode(self) -> str:
         mode = str(self.config.get("mode") or "platform")
@@ -52,30 +48,15 @@ class Mem0Provider(Provider):
     def platform(self) -> bool:
         return self.mode == "platform"
 
-    @property
-    def http(self) -> HttpClient:
-        if self._client is None:
-            key = str(self.config.get("apiKey") or "")
-            if self.platform:
-                if not key:
-                    raise ProviderError("Mem0 Platform needs an API key", permanent=True)
-                headers = {"Authorization": f"Token {key}"}
-            else:
-                headers = {"X-API-Key": key} if key else {}
-            self._client = client_from_config(self.config, headers)
-        return self._client
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+    def auth_headers(self) -> dict[str, str]:
+        if self.platform:
+            return {"Authorization": f"Token {self.api_key()}"}
+        key = self.api_key(required=False)
+        return {"X-API-Key": key} if key else {}
 
     @property
     def _user(self) -> str:
-        user = str(self.config.get("userId") or "").strip()
-        if not user:
-            raise ProviderError("Mem0 space setting 'userId' is missing", permanent=True)
-        return user
+        return self.setting("userId")
 
     def _memory_path(self, record_id: str) -> str:
         quoted = quote(str(record_id), safe="")

@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
-from providers.http import HttpClient, client_from_config, expect, failed_write, pick, text_id
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record
+from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 MEMORY_TYPES = {"preference": "preference", "goal": "goal", "instruction": "instruction", "event": "event",
                 "context": "event", "opinion": "opinion", "insight": "opinion", "decision": "opinion"}
 SEARCH_MAX = 20
 
 
-class RetainDBProvider(Provider):
+class RetainDBProvider(HttpProvider):
     kind = "retaindb"
     label = "RetainDB"
     locality = "remote"
@@ -31,31 +31,12 @@ class RetainDBProvider(Provider):
     )
     description = "Exact RetainDB memories in one project and user; hard delete."
 
-    def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
-        super().__init__(config, space)
-        self._client: HttpClient | None = None
-
-    @property
-    def http(self) -> HttpClient:
-        if self._client is None:
-            key = str(self.config.get("apiKey") or "").strip()
-            key = key[len("bearer "):].strip() if key.lower().startswith("bearer ") else key
-            if not key:
-                raise ProviderError("RetainDB needs an API key", permanent=True)
-            self._client = client_from_config(self.config, {"Authorization": f"Bearer {key}"})
-        return self._client
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+    def auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key()}"}
 
     @property
     def _project(self) -> str:
-        project = str(self.config.get("project") or "").strip()
-        if not project:
-            raise ProviderError("RetainDB space setting 'project' is missing", permanent=True)
-        return project
+        return self.setting("project")
 
     @property
     def _user(self) -> str:

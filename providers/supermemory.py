@@ -9,14 +9,14 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
-from providers.http import HttpClient, client_from_config, expect, failed_write, pick, text_id
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record
+from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 SEARCH_MODES = ("hybrid", "memories", "documents")
 LIST_MAX = 200
 
 
-class SupermemoryProvider(Provider):
+class SupermemoryProvider(HttpProvider):
     kind = "supermemory"
     label = "Supermemory"
     locality = "remote"
@@ -35,32 +35,12 @@ class SupermemoryProvider(Provider):
     )
     description = "Supermemory documents in one container tag, extracted into memories in the background."
 
-    def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
-        super().__init__(config, space)
-        self._client: HttpClient | None = None
-
-    @property
-    def http(self) -> HttpClient:
-        if self._client is None:
-            key = str(self.config.get("apiKey") or "").strip()
-            key = key[len("bearer "):].strip() if key.lower().startswith("bearer ") else key
-            if not key:
-                raise ProviderError("Supermemory needs an API key", permanent=True)
-            headers = {"Authorization": f"Bearer {key}", "x-sm-source": "memoryhub"}
-            self._client = client_from_config(self.config, headers)
-        return self._client
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+    def auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key()}", "x-sm-source": "memoryhub"}
 
     @property
     def _tag(self) -> str:
-        tag = str(self.config.get("containerTag") or "").strip()
-        if not tag:
-            raise ProviderError("Supermemory space setting 'containerTag' is missing", permanent=True)
-        return tag
+        return self.setting("containerTag")
 
     # -- contract --------------------------------------------------------------------------------
 

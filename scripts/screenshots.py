@@ -1,6 +1,6 @@
 """Regenerate docs/screenshots/*.png (1280×800) by running the browser suite's screenshot test.
 
-Usage: .venv/bin/python scripts/screenshots.py   (needs Debian's chromium at /usr/bin/chromium)
+Usage: .venv/bin/python scripts/screenshots.py   (needs Debian's chromium, and fonts-noto-cjk for the Chinese text)
 """
 
 import os

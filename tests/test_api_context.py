@@ -1,7 +1,7 @@
 """POST /api/v1/context: a budgeted block of facts, persona and cards, never full turn text."""
 
+from memoryhub.spaces.services import default_space
 from memoryhub.memories.models import Entry, Fact, Persona
-from memoryhub.spaces.models import MemorySpace
 
 
 def context(api, query, **extra):
@@ -34,7 +34,7 @@ def test_budget_is_never_exceeded(api):
 
 
 def test_facts_and_persona_are_always_included(api):
-    space = MemorySpace.objects.get(slug="default")
+    space = default_space()
     Fact.objects.create(space=space, predicate="nickname", value="王哥")
     Fact.objects.create(space=space, predicate="nickname", value="老王", status="invalidated")
     Fact.objects.create(space=space, predicate="nickname", value="小王", negative=True)

@@ -2,6 +2,7 @@
 
 import pytest
 
+from memoryhub.spaces.services import default_space
 from memoryhub.spaces.models import MemorySpace
 
 KINDS = ["native", "openviking", "honcho", "mem0", "hindsight", "holographic", "retaindb", "byterover", "supermemory"]
@@ -54,7 +55,7 @@ def test_existing_slug_is_a_conflict(api):
 
 
 def test_restricted_token_cannot_create_spaces(api_factory):
-    agent = api_factory(spaces=[MemorySpace.objects.get(slug="default")])
+    agent = api_factory(spaces=[default_space()])
     r = agent.post("spaces", {"slug": "x", "name": "X"})
     assert r.status_code == 403
 

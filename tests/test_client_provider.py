@@ -6,7 +6,6 @@ import json
 import re
 import time
 
-import pytest
 from memoryhub_client import MemoryHubClient, MemoryHubProvider
 
 from tests.livehub import LiveHub

@@ -9,10 +9,10 @@ from django.utils import timezone
 from django_q.conf import Conf
 from django_q.models import Success, Task
 
+from memoryhub.spaces.services import default_space
 from memoryhub.jobs.models import Job
 from memoryhub.memories import compact, recall, store
 from memoryhub.memories.models import Entry, OpLog
-from memoryhub.spaces.models import MemorySpace
 
 QUERIES = ["postgres backups", "nginx proxy", "日志 轮转"]
 BODIES = ["postgres backups run at 3am", "nginx proxy_pass to gunicorn", "日志轮转每天一次",
@@ -41,7 +41,7 @@ def grow(space, settings, n_ops=120):
 
 @pytest.mark.django_db
 def test_compaction_trims_growth_and_keeps_the_visible_state(settings):
-    space = MemorySpace.objects.get(slug="default")
+    space = default_space()
     grow(space, settings)
     before = visible(space)
     old_limit, Conf.SAVE_LIMIT = Conf.SAVE_LIMIT, 2
@@ -58,7 +58,7 @@ def test_compaction_trims_growth_and_keeps_the_visible_state(settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_compaction_with_a_concurrent_writer_loses_nothing(settings):
-    space = MemorySpace.objects.get(slug="default")
+    space = default_space()
     grow(space, settings, n_ops=300)
     before = visible(space)
     written, errors = [], []

@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from memoryhub.spaces.services import default_space
 from memoryhub.memories import gc, recall, store
 from memoryhub.memories.models import Entry, OpLog
 from memoryhub.spaces.models import MemorySpace
@@ -14,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def space():
-    return MemorySpace.objects.get(slug="default")
+    return default_space()
 
 
 def old(space, body, days=90, **kw):

@@ -5,10 +5,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from memoryhub.spaces.services import default_space
 from memoryhub.memories import store
 from memoryhub.memories.models import Edge, Entry, OpLog
 from memoryhub.memories.native import NativeProvider
-from memoryhub.spaces.models import MemorySpace
 from providers.base import ProviderError
 
 pytestmark = pytest.mark.django_db
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def space():
-    return MemorySpace.objects.get(slug="default")
+    return default_space()
 
 
 @pytest.fixture

@@ -29,7 +29,8 @@ def fts5_relevance(docs: dict[int, str], query: str) -> dict[int, float]:
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE t USING fts5(tokens, tokenize = 'unicode61 remove_diacritics 2')")
     db.executemany("INSERT INTO t(rowid, tokens) VALUES (?, ?)", docs.items())
-    expression = search.match_expression(search.query_tokens(query))
+    plans = search.query_plans(query)
+    expression = search.match_expression(*plans[0]) if plans else ""
     if not expression:
         return {}
     return {rowid: -score for rowid, score in db.execute("SELECT rowid, bm25(t) FROM t WHERE t MATCH ?", [expression])}

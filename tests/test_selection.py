@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from memoryhub.spaces import selection
 from memoryhub.spaces.selection import (Decision, SelectionError, build_prompt, parse_answer, profile,
                                         select_provider)
 from providers import registry

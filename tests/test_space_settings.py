@@ -8,12 +8,8 @@ from memoryhub.memories import policies
 from memoryhub.memories.models import Entry
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import save_service
+from memoryhub.spaces.services import default_space, save_service
 from tests.providers.fakes.mem0 import Mem0Fake
-
-
-def default_space():
-    return MemorySpace.objects.get(slug="default")
 
 
 def set_settings(**values):

@@ -63,13 +63,15 @@ def doc_counts(tokens: list[str]) -> dict[str, int]:
         return dict(cur.fetchall())
 
 
-def tsquery(terms: list[str]) -> str:
-    """An OR tsquery of quoted lexemes (no operator injection)."""
-    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+def tsquery(terms: list[str], every: bool = False) -> str:
+    """An OR (or, with `every`, AND) tsquery of quoted lexemes (no operator injection)."""
+    return (" & " if every else " | ").join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
 
 
-def ranked(tokens: list[str], where: list[str], params: list, limit: int) -> list[tuple[int, float, int, str]]:
-    """(entry id, BM25 relevance, hits, kind) of matching entries, best first, as FTS5 scores them."""
+def ranked(tokens: list[str], every: bool, where: list[str], params: list,
+           limit: int) -> list[tuple[int, float, int, str]]:
+    """(entry id, BM25 relevance, hits, kind) of entries with any (`every`: all) tokens, best first, as FTS5
+    scores them."""
     terms = lexemes(tokens)
     if not terms:
         return []
@@ -93,5 +95,5 @@ def ranked(tokens: list[str], where: list[str], params: list, limit: int) -> lis
         GROUP BY e.id, e.hits, e.kind
         ORDER BY score DESC, e.id LIMIT %s"""
     with connection.cursor() as cur:
-        cur.execute(sql, [terms, tsquery(terms), *params, limit])
+        cur.execute(sql, [terms, tsquery(terms, every), *params, limit])
         return cur.fetchall()

@@ -76,11 +76,16 @@ def unindex(entry_ids: Iterable[int]) -> None:
         cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid IN ({','.join(['%s'] * len(ids))})", ids)
 
 
-def query_tokens(query: str) -> list[str]:
-    """The query's distinct tokens, without the very common ones when rarer ones carry the query."""
+def query_plans(query: str) -> list[tuple[list[str], str]]:
+    """(tokens, " OR " | " AND ") queries to try in turn for `query`.
+
+    Normally one OR-query of the distinct tokens. Very common words are left out when rarer ones
+    carry the query; when every word is common, documents having them all are tried first, as
+    scoring every document that has any of them is what makes a big space slow.
+    """
     seen = list(dict.fromkeys(tokenize(query)))[:64]
     if len(seen) < 2:
-        return seen
+        return [(seen, " OR ")] if seen else []
     if connection.vendor == "postgresql":
         docs = pgsearch.doc_counts(seen)
     else:
@@ -88,12 +93,14 @@ def query_tokens(query: str) -> list[str]:
             cur.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({','.join(['%s'] * len(seen))})", seen)
             docs = dict(cur.fetchall())
     rare = [t for t in seen if docs.get(t, 0) <= COMMON_DOCS]
-    return rare or sorted(seen, key=lambda t: docs.get(t, 0))[:2]
+    if rare:
+        return [(rare, " OR ")]
+    return [(seen, " AND "), (sorted(seen, key=lambda t: docs.get(t, 0))[:2], " OR ")]
 
 
-def match_expression(tokens: list[str]) -> str:
-    """An FTS5 OR-query of the tokens, each quoted (no operator injection)."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)
+def match_expression(tokens: list[str], joiner: str = " OR ") -> str:
+    """An FTS5 query of the tokens, each quoted (no operator injection)."""
+    return joiner.join('"' + t.replace('"', '""') + '"' for t in tokens)
 
 
 @dataclass
@@ -120,9 +127,6 @@ def query(
     """
     if not space_ids:
         return []
-    tokens = query_tokens(text)
-    if not tokens:
-        return []
     where = [f"e.space_id IN ({','.join(['%s'] * len(space_ids))})", "e.deleted_at IS NULL"]
     params: list = [*space_ids]
     if recallable_only:
@@ -134,10 +138,14 @@ def query(
     if categories:
         where.append(f"e.category IN ({','.join(['%s'] * len(categories))})")
         params += categories
-    if connection.vendor == "postgresql":
-        rows = pgsearch.ranked(tokens, where, params, max(candidates, limit))
-    else:
-        rows = _fts5_ranked(match_expression(tokens), where, params, limit, candidates)
+    rows: list = []
+    for tokens, joiner in query_plans(text):
+        if connection.vendor == "postgresql":
+            rows = pgsearch.ranked(tokens, joiner == " AND ", where, params, max(candidates, limit))
+        else:
+            rows = _ranked_rows(match_expression(tokens, joiner), where, params, max(candidates, limit), enough=limit)
+        if len(rows) >= limit:
+            break
     hits = []
     for entry_id, relevance, hits_count, kind in rows:
         rank = relevance * (1 + math.log1p(hits_count) * HIT_BOOST)
@@ -148,24 +156,23 @@ def query(
     return hits[:limit]
 
 
-def _fts5_ranked(expression: str, where: list[str], params: list, limit: int,
-                 candidates: int) -> list[tuple[int, float, int, str]]:
+def _ranked_rows(expression: str, where: list[str], params: list, wanted: int, enough: int) -> list:
     """(entry id, BM25 relevance, hits, kind) from FTS5, best first.
 
-    Rank inside the index first (cheap), then filter only the best of them; if filtering left too
-    few and the index had more, look again without the cap.
-    """
-    for cap in (max(INNER_CAP, candidates * 5), None):
-        inner = f"SELECT rowid, rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY rank"
-        inner += f" LIMIT {int(cap)}" if cap else ""
-        sql = (
-            f"SELECT e.id, f.rank, e.hits, e.kind FROM ({inner}) f JOIN memories_entry e ON e.id = f.rowid "
-            f"WHERE {' AND '.join(where)} ORDER BY f.rank LIMIT %s"
-        )
-        with connection.cursor() as cur:
-            cur.execute(sql, [expression, *params, max(candidates, limit)])
+    Rank inside the index first (cheap), then filter only the best of them; if filtering left
+    too few and the index had more, look again without the cap."""
+    rows: list = []
+    with connection.cursor() as cur:
+        for cap in (max(INNER_CAP, wanted * 5), None):
+            inner = f"SELECT rowid, rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY rank"
+            inner += f" LIMIT {int(cap)}" if cap else ""
+            cur.execute(
+                f"SELECT e.id, f.rank, e.hits, e.kind FROM ({inner}) f JOIN memories_entry e ON e.id = f.rowid "
+                f"WHERE {' AND '.join(where)} ORDER BY f.rank LIMIT %s",
+                [expression, *params, wanted],
+            )
             rows = cur.fetchall()
-            if cap is None or len(rows) >= min(limit, candidates):
+            if cap is None or len(rows) >= enough:
                 break
             cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s)",
                         [expression, int(cap) + 1])

@@ -194,3 +194,14 @@ def record_recall(space_entries: dict[MemorySpace, list[Entry]], query: str, act
         if ids:
             Entry.objects.filter(pk__in=ids).update(hits=F("hits") + 1, last_accessed_at=now)
         log_op(space, "recall", "", f"q={clip(query, 300)} hits={len(ids)}", actor)
+
+
+def archive(entries: list[Entry], archived: bool = True, actor: str = "") -> int:
+    """Archive or unarchive entries: they stay searchable by hand but leave automatic recall."""
+    if not entries:
+        return 0
+    space = entries[0].space
+    with transaction.atomic():
+        count = Entry.objects.filter(pk__in=[e.pk for e in entries]).update(archived=archived)
+        log_op(space, "archive" if archived else "unarchive", "", f"ids={','.join(str(e.pk) for e in entries)}"[:2000], actor)
+    return count

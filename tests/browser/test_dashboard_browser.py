@@ -124,8 +124,11 @@ def test_screenshots_of_the_main_pages(browser_page, staff_user, client, tmp_pat
     page.screenshot(path=out / "login.png")
     log_in(page)
     populate(client)
-    for name, url in (("spaces", "/"), ("providers", "/providers/"), ("jobs", "/jobs/"), ("tokens", "/tokens/")):
+    pages = (("spaces", "/"), ("memories", "/spaces/default/"), ("facts", "/spaces/default/facts/"),
+             ("recall", "/spaces/default/recall/?q=do+we+keep+SQLite+in+WAL+mode"), ("settings", "/spaces/default/settings/"),
+             ("providers", "/providers/"), ("jobs", "/jobs/"), ("tokens", "/tokens/"))
+    for name, url in pages:
         page.goto(url)
-        expect(page.locator("main h1")).to_be_visible()
+        expect(page.locator("main h1").first).to_be_visible()
         page.screenshot(path=out / f"{name}.png")
         assert (out / f"{name}.png").stat().st_size > 10_000

@@ -1,18 +1,153 @@
-"""Dashboard pages (server-rendered, htmx where it helps)."""
+"""The spaces overview: list, create, edit, activate, delete or disconnect; and search across every space."""
 
+from __future__ import annotations
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
+from memoryhub.audit.models import record
+from memoryhub.dashboard.access import htmx_partial, render_page, space_for_user
+from memoryhub.dashboard.forms import SpaceForm
+from memoryhub.memories import recall
+from memoryhub.memories import search as fts
+from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace
+from providers.registry import PROVIDERS, get_provider_class
+
+UNINDEX_CHUNK = 500
+
+
+def overview_rows(**filters) -> list[MemorySpace]:
+    """Spaces with their live entry count (only native spaces have one) and provider label."""
+    rows = list(MemorySpace.objects.filter(**filters).select_related("workspace").annotate(
+        entry_count=Count("entries", filter=Q(entries__deleted_at__isnull=True))
+    ).order_by("slug"))
+    for row in rows:
+        row.provider_label = get_provider_class(row.provider).label
+    return rows
 
 
 @require_GET
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    spaces = MemorySpace.objects.annotate(
-        entry_count=Count("entries", filter=Q(entries__deleted_at__isnull=True))
-    ).order_by("slug")
-    return render(request, "dashboard/home.html", {"spaces": spaces, "nav": "spaces"})
+    return render(request, "dashboard/home.html", {"spaces": overview_rows(), "nav": "spaces"})
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def space_create(request: HttpRequest) -> HttpResponse:
+    source = request.POST if request.method == "POST" else request.GET
+    kind = source.get("provider") if source.get("provider") in PROVIDERS else "native"
+    if request.method == "GET" and htmx_partial(request) and "provider" in request.GET:
+        # The provider select changed: only its space fields are re-rendered.
+        form = SpaceForm(kind=kind)
+        return render(request, "dashboard/space_form.html#provider-fields", {"form": form})
+    form = SpaceForm(request.POST or None, kind=kind)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        space = MemorySpace.objects.create(
+            slug=data["slug"], name=data["name"], provider=kind, access=data["access"], active=data["active"],
+            workspace=data["workspace"], description=data["description"], config=form.config(),
+            selection={"source": "manual", "by": request.user.get_username()},
+        )
+        record(request.user.get_username(), "space.create", space.slug, user=request.user, provider=kind)
+        messages.success(request, _("Space %(slug)s created.") % {"slug": space.slug})
+        return done(request, reverse("dashboard:space", args=[space.slug]))
+    return render_page(request, "dashboard/space_form.html", "form", {"form": form, "nav": "spaces"})
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def space_edit(request: HttpRequest, slug: str) -> HttpResponse:
+    space = space_for_user(request, slug)
+    initial = {"name": space.name, "access": space.access, "active": space.active,
+               "workspace": space.workspace_id, "description": space.description}
+    form = SpaceForm(request.POST or None, kind=space.provider, space=space, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        for name in ("name", "access", "active", "workspace", "description"):
+            setattr(space, name, data[name])
+        space.config = form.config()
+        space.save()
+        record(request.user.get_username(), "space.edit", space.slug, user=request.user)
+        messages.success(request, _("Space %(slug)s saved.") % {"slug": space.slug})
+        return done(request, reverse("dashboard:home"))
+    return render_page(request, "dashboard/space_form.html", "form", {"form": form, "space": space, "nav": "spaces"})
+
+
+def done(request: HttpRequest, url: str) -> HttpResponse:
+    """After a successful form: a client-side redirect for htmx, a normal one otherwise."""
+    return HttpResponseClientRedirect(url) if htmx_partial(request) else redirect(url)
+
+
+@require_POST
+@login_required
+def space_toggle(request: HttpRequest, slug: str) -> HttpResponse:
+    """Activate or deactivate: an inactive space takes no automatic reads or writes."""
+    space = space_for_user(request, slug)
+    MemorySpace.objects.filter(pk=space.pk).update(active=not space.active)
+    record(request.user.get_username(), "space.deactivate" if space.active else "space.activate", space.slug,
+           user=request.user)
+    if htmx_partial(request):
+        return render(request, "dashboard/home.html#space-row", {"space": overview_rows(pk=space.pk)[0]})
+    return redirect("dashboard:home")
+
+
+def deletion_blocker(space: MemorySpace) -> str:
+    """Why a space may not be deleted, or "": the hub always keeps one native space to write to."""
+    if space.is_native and space.is_default and not MemorySpace.objects.filter(provider="native").exclude(
+            pk=space.pk).exists():
+        return _("This is the last native space; agents would have nowhere to write. Create another native "
+                 "space first.")
+    return ""
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def space_delete(request: HttpRequest, slug: str) -> HttpResponse:
+    """Confirm first, saying exactly what goes: native data is lost, a third-party space is only disconnected."""
+    space = space_for_user(request, slug)
+    blocker = deletion_blocker(space)
+    losses = {}
+    if space.is_native:
+        losses = {"entries": Entry.objects.live().filter(space=space).count(), "facts": space.facts.count(),
+                  "topics": space.topics.count()}
+    if request.method == "POST" and not blocker:
+        with transaction.atomic():
+            ids = list(Entry.objects.filter(space=space).values_list("pk", flat=True))
+            for start in range(0, len(ids), UNINDEX_CHUNK):
+                fts.unindex(ids[start : start + UNINDEX_CHUNK])
+            space.delete()
+        action = "space.delete" if space.is_native else "space.disconnect"
+        record(request.user.get_username(), action, slug, user=request.user, provider=space.provider, **losses)
+        if space.is_native:
+            messages.success(request, _("Space %(slug)s deleted.") % {"slug": slug})
+        else:
+            messages.success(request, _("Space %(slug)s disconnected; its data stays with the provider.")
+                             % {"slug": slug})
+        return done(request, reverse("dashboard:home"))
+    context = {"space": space, "blocker": blocker, "losses": losses, "nav": "spaces",
+               "provider_label": get_provider_class(space.provider).label}
+    return render_page(request, "dashboard/space_delete.html", "confirm", context)
+
+
+@require_GET
+@login_required
+def search_all(request: HttpRequest) -> HttpResponse:
+    """One query over every active, non-vault space, as an agent's memory_search would see it, without the bump."""
+    query = request.GET.get("q", "").strip()[:500]
+    cards: list[recall.Card] = []
+    errors: list[str] = []
+    if query:
+        spaces = list(MemorySpace.objects.filter(active=True).exclude(access="vault"))
+        cards = recall.search(spaces, query, limit=50, origin=None, recallable_only=False, errors=errors)
+    return render_page(request, "dashboard/search.html", "results",
+                       {"q": query, "cards": cards, "errors": errors, "nav": "search"})

@@ -96,7 +96,7 @@ class FakeHindsight(LoopbackServer):
         for item in body["items"]:
             if any(not isinstance(v, str) for v in (item.get("metadata") or {}).values()):
                 return 422, {"detail": [{"type": "string_type", "msg": "Input should be a valid string"}]}
-        bank = self.banks.setdefault(bank_id, {"units": {}})
+        self.banks.setdefault(bank_id, {"units": {}})
         op_id = body.get("operation_id") or str(uuid.uuid4())
         if op_id in self.operations:
             return 200, {"success": True, "bank_id": bank_id, "items_count": len(body["items"]), "async": True,

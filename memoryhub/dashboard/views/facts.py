@@ -1,0 +1,79 @@
+"""A native space's facts: what is currently true, asserted or invalidated by hand, and each slot's history."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import trigger_client_event
+
+from memoryhub.audit.models import record
+from memoryhub.dashboard.access import htmx_partial, render_page, space_context
+from memoryhub.dashboard.forms import FactForm
+from memoryhub.dashboard.views.persona import native_space
+from memoryhub.memories import facts as fact_store
+from memoryhub.memories.models import Fact
+from memoryhub.spaces.models import MemorySpace
+
+CHANGED = "factsChanged"
+
+
+def facts_context(space: MemorySpace, form: FactForm | None = None, **extra) -> dict:
+    active = Fact.objects.filter(space=space, status="active").select_related("source_entry").order_by(
+        "subject", "predicate", "-created_at")
+    return {**space_context(space, "facts"), "facts": active, "fact_form": form or FactForm(),
+            "predicates": fact_store.PREDICATES, **extra}
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def facts(request: HttpRequest, slug: str) -> HttpResponse:
+    """The current facts; POST asserts one by hand (a new single value replaces the old one)."""
+    space = native_space(request, slug)
+    if request.method == "GET":
+        return render_page(request, "dashboard/facts.html", "fact-list", facts_context(space))
+    form = FactForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        changes = fact_store.assert_fact(space, data["subject"], data["predicate"], data["value"],
+                                         negative=data["negative"], origin="local", method="manual")
+        if changes.asserted or changes.refreshed:
+            record(request.user.get_username(), "fact.assert", space.slug, user=request.user,
+                   fact=f"{data['subject']}/{data['predicate']}={data['value']}")
+            if not htmx_partial(request):
+                return redirect("dashboard:facts", slug)
+            note = _("Refreshed an existing fact.") if changes.refreshed else (
+                _("Asserted; %(n)d older value(s) invalidated.") % {"n": len(changes.invalidated)}
+                if changes.invalidated else _("Asserted."))
+            response = render(request, "dashboard/facts.html#fact-form", facts_context(space, note=note))
+            return trigger_client_event(response, CHANGED)
+        form.add_error(None, _("The fact was not accepted: check the predicate and value."))
+    return render_page(request, "dashboard/facts.html", "fact-form", facts_context(space, form))
+
+
+@require_POST
+@login_required
+def invalidate(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Mark one fact no longer true; it stays in the slot's history."""
+    space = native_space(request, slug)
+    gone = fact_store.invalidate_fact(space, fact_id=pk)
+    if gone:
+        record(request.user.get_username(), "fact.invalidate", space.slug, user=request.user, fact=pk)
+    if not htmx_partial(request):
+        return redirect("dashboard:facts", slug)
+    return render(request, "dashboard/facts.html#fact-list", facts_context(space))
+
+
+@require_GET
+@login_required
+def history(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every fact ever held in one slot (subject + predicate), newest first, with when it stopped being true."""
+    space = native_space(request, slug)
+    subject = request.GET.get("subject", "user")[:100]
+    predicate = request.GET.get("predicate", "")[:60]
+    rows = Fact.objects.filter(space=space, subject=subject, predicate=predicate).select_related(
+        "invalidated_by").order_by("-created_at", "-id")
+    context = {**space_context(space, "facts"), "subject": subject, "predicate": predicate, "history": rows}
+    return render_page(request, "dashboard/fact_history.html", "history", context)

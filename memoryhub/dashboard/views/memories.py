@@ -1,0 +1,295 @@
+"""A space's memories tab: browse, search, expand, edit, forget, note, bulk actions; and its activity log.
+
+Browsing is the hub's own reading: it never bumps access counts. Native pages use keyset
+cursors on (at, id), so a page costs the same at 100,000 entries as at 100.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, time, timedelta
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Q, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import trigger_client_event
+
+from memoryhub.audit.models import record
+from memoryhub.dashboard.access import capabilities, htmx_partial, query_with, render_page, space_context, space_for_user
+from memoryhub.dashboard.forms import EntryForm, MemoryFilterForm, NoteForm
+from memoryhub.memories import pipeline, store
+from memoryhub.memories import search as fts
+from memoryhub.memories.models import Entry, OpLog
+from memoryhub.memories.text import classify
+from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.services import provider_for, record_space_error
+from memoryhub.vault.redaction import redact
+from providers.base import ProviderError
+
+PAGE = 50
+SEARCH_LIMIT = 100
+CHANGED = "memoriesChanged"
+BULK_ACTIONS = ("archive", "unarchive", "forget")
+
+
+def space_origins(space: MemorySpace) -> list[str]:
+    return sorted(Entry.objects.filter(space=space).order_by().values_list("origin", flat=True).distinct()[:50])
+
+
+def filtered(space: MemorySpace, form: MemoryFilterForm) -> QuerySet:
+    """Live entries of the space narrowed by every filter but the text query."""
+    entries = Entry.objects.live().filter(space=space)
+    if form.value("category"):
+        entries = entries.filter(category__in=form.value("category"))
+    if form.value("tag"):
+        # Tags are a JSON list; match one whole, JSON-encoded element.
+        entries = entries.filter(tags__icontains=json.dumps(form.value("tag").strip()))
+    if form.value("origin"):
+        entries = entries.filter(origin=form.value("origin"))
+    tz = timezone.get_current_timezone()
+    if form.value("since"):
+        entries = entries.filter(at__gte=datetime.combine(form.value("since"), time.min, tzinfo=tz))
+    if form.value("until"):
+        entries = entries.filter(at__lt=datetime.combine(form.value("until") + timedelta(days=1), time.min, tzinfo=tz))
+    archived = form.value("archived")
+    if archived == "only":
+        entries = entries.filter(archived=True)
+    elif archived != "all":
+        entries = entries.filter(archived=False)
+    return entries
+
+
+def keyset_page(entries: QuerySet, space: MemorySpace, before: int | None, after: int | None) -> dict:
+    """One page, newest first, from a cursor entry: (older than `before`) or (newer than `after`)."""
+    cursor = before or after
+    pivot = Entry.objects.filter(space=space, pk=cursor).values_list("at", flat=True).first() if cursor else None
+    if pivot is not None and after:
+        rows = list(entries.filter(Q(at__gt=pivot) | Q(at=pivot, pk__gt=after)).order_by("at", "id")[: PAGE + 1])
+        has_newer = len(rows) > PAGE
+        return {"entries": rows[:PAGE][::-1], "has_newer": has_newer, "has_older": True}
+    if pivot is not None:
+        rows = list(entries.filter(Q(at__lt=pivot) | Q(at=pivot, pk__lt=before)).order_by("-at", "-id")[: PAGE + 1])
+        return {"entries": rows[:PAGE], "has_older": len(rows) > PAGE, "has_newer": True}
+    rows = list(entries.order_by("-at", "-id")[: PAGE + 1])
+    return {"entries": rows[:PAGE], "has_older": len(rows) > PAGE, "has_newer": False}
+
+
+def native_listing(request: HttpRequest, space: MemorySpace, form: MemoryFilterForm) -> dict:
+    entries = filtered(space, form)
+    query = (form.value("q") or "").strip()
+    if query:
+        hits = fts.query([space.pk], query, limit=SEARCH_LIMIT, recallable_only=False,
+                         origin=form.value("origin") or None, categories=form.value("category") or None)
+        found = entries.in_bulk([h.entry_id for h in hits])
+        return {"entries": [found[h.entry_id] for h in hits if h.entry_id in found], "searching": True}
+    page = keyset_page(entries, space, form.value("before"), form.value("after"))
+    rows = page["entries"]
+    if rows:
+        page["older_url"] = query_with(request, drop=("after",), before=rows[-1].pk)
+        page["newer_url"] = query_with(request, drop=("before",), after=rows[0].pk)
+    return page
+
+
+def remote_listing(space: MemorySpace, form: MemoryFilterForm) -> dict:
+    """A third-party space: its own search or browse; a failure is shown, never raised."""
+    caps = capabilities(space)
+    query = (form.value("q") or "").strip()
+    page = form.value("page") or 0
+    try:
+        provider = provider_for(space)
+        if query and caps.search:
+            return {"records": provider.search(query, limit=SEARCH_LIMIT), "searching": True}
+        if caps.browse:
+            rows = provider.browse(limit=PAGE + 1, offset=page * PAGE)
+            return {"records": rows[:PAGE], "page": page, "has_older": len(rows) > PAGE, "has_newer": page > 0}
+    except ProviderError as exc:
+        record_space_error(space, exc)
+        return {"records": [], "provider_error": exc.message}
+    return {"records": [], "cannot_browse": True}
+
+
+def listing_context(request: HttpRequest, space: MemorySpace, note_form: NoteForm | None = None) -> dict:
+    origins = space_origins(space) if space.is_native else []
+    form = MemoryFilterForm(request.GET, origins=origins)
+    form.is_valid()
+    context = {**space_context(space, "memories"), "form": form, "origins": origins,
+               "note_form": note_form or NoteForm()}
+    if space.is_native:
+        context.update(native_listing(request, space, form))
+    else:
+        context.update(remote_listing(space, form))
+        if "page" in context:
+            context["older_url"] = query_with(request, page=context["page"] + 1)
+            context["newer_url"] = query_with(request, page=context["page"] - 1)
+    return context
+
+
+@require_GET
+@login_required
+def memories(request: HttpRequest, slug: str) -> HttpResponse:
+    space = space_for_user(request, slug)
+    return render_page(request, "dashboard/memories.html", "results", listing_context(request, space))
+
+
+def native_entry(space: MemorySpace, pk: int) -> Entry:
+    """A live entry of this space, or 404."""
+    if not space.is_native:
+        raise Http404("not a native space")
+    entry = Entry.objects.live().filter(space=space, pk=pk).first()
+    if entry is None:
+        raise Http404("no such entry")
+    return entry
+
+
+@require_GET
+@login_required
+def entry_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The full text of one entry (expanded in place, or as its own page)."""
+    space = space_for_user(request, slug)
+    entry = native_entry(space, pk)
+    expanded = request.GET.get("collapse") != "1"
+    return render_page(request, "dashboard/entry.html", "entry",
+                       {**space_context(space, "memories"), "entry": entry, "expanded": expanded})
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def entry_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Correct an entry; the new text is redacted like any write before it is stored."""
+    space = space_for_user(request, slug)
+    entry = native_entry(space, pk)
+    initial = {"title": entry.title, "body": entry.body, "category": entry.category, "tags": ", ".join(entry.tags)}
+    form = EntryForm(request.POST or None, initial=initial)
+    context = {**space_context(space, "memories"), "entry": entry, "form": form}
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        title, body = redact(data["title"]), redact(data["body"])
+        tags = [redact(t) for t in data["tags"]]
+        store.update(entry, title=title.text, body=body.text, category=data["category"], tags=[t.text for t in tags],
+                     actor=request.user.get_username())
+        redacted = title.count + body.count + sum(t.count for t in tags)
+        if htmx_partial(request):
+            return render(request, "dashboard/entry.html#entry",
+                          {**context, "expanded": True, "redacted": redacted})
+        return redirect("dashboard:entry", slug, pk)
+    return render_page(request, "dashboard/entry.html", "edit-form", context)
+
+
+@require_POST
+@login_required
+def entry_forget(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    space = space_for_user(request, slug)
+    entry = native_entry(space, pk)
+    store.forget(entry, actor=request.user.get_username())
+    record(request.user.get_username(), "entry.forget", f"{space.slug}:{pk}", user=request.user)
+    if htmx_partial(request):
+        return HttpResponse("")
+    return redirect("dashboard:space", slug)
+
+
+@require_POST
+@login_required
+def record_forget(request: HttpRequest, slug: str) -> HttpResponse:
+    """Forget one record of a third-party space, where its provider can."""
+    space = space_for_user(request, slug)
+    record_id = request.POST.get("id", "").strip()
+    if space.is_native or not capabilities(space).forget or not record_id:
+        raise Http404("nothing to forget here")
+    try:
+        provider_for(space).forget(record_id)
+    except ProviderError as exc:
+        record_space_error(space, exc)
+        return render(request, "dashboard/memories.html#inline-error", {"message": exc.message})
+    record(request.user.get_username(), "record.forget", f"{space.slug}:{record_id}", user=request.user)
+    if htmx_partial(request):
+        return HttpResponse("")
+    return redirect("dashboard:space", slug)
+
+
+@require_POST
+@login_required
+def note(request: HttpRequest, slug: str) -> HttpResponse:
+    """"Note something": a person's write, through the same pipeline (redaction, facts) as an agent's."""
+    space = space_for_user(request, slug)
+    if not capabilities(space).remember:
+        raise Http404("this provider takes no writes")
+    form = NoteForm(request.POST)
+    context = {**space_context(space, "memories"), "note_form": form}
+    if form.is_valid():
+        data = form.cleaned_data
+        draft = pipeline.save_draft(
+            category=data["category"] or classify(data["text"]), title=data["title"], body=data["text"],
+            tags=data["tags"], related=[], at=None, session_id="", origin="local", kind="note", source="user")
+        try:
+            written = pipeline.write(space, draft, actor=request.user.get_username())
+        except ProviderError as exc:
+            form.add_error(None, exc.message)
+        else:
+            context.update(note_form=NoteForm(), written=written)
+    if not htmx_partial(request):
+        if "written" in context:
+            messages.success(request, _("Noted."))
+            return redirect("dashboard:space", slug)
+        return render(request, "dashboard/memories.html", listing_context(request, space, note_form=form))
+    response = render(request, "dashboard/memories.html#note-form", context)
+    if "written" in context:
+        trigger_client_event(response, CHANGED)
+    return response
+
+
+@require_POST
+@login_required
+def bulk(request: HttpRequest, slug: str) -> HttpResponse:
+    """Archive, unarchive or forget the selected entries, after a confirmation that says how many."""
+    space = space_for_user(request, slug)
+    if not space.is_native:
+        raise Http404("bulk actions are for native spaces")
+    action = request.POST.get("action", "")
+    ids = [int(i) for i in request.POST.getlist("ids") if i.isdigit()]
+    entries = list(Entry.objects.live().filter(space=space, pk__in=ids))
+    context = {**space_context(space, "memories"), "action": action, "entries": entries}
+    if action not in BULK_ACTIONS or not entries:
+        context["message"] = _("Select some entries and an action first.")
+        return render(request, "dashboard/memories.html#bulk-confirm", context)
+    if request.POST.get("confirm") != "1":
+        return render(request, "dashboard/memories.html#bulk-confirm", context)
+    actor = request.user.get_username()
+    if action == "forget":
+        for entry in entries:
+            store.forget(entry, actor=actor)
+    else:
+        store.archive(entries, archived=(action == "archive"), actor=actor)
+    record(actor, f"entry.bulk_{action}", space.slug, user=request.user, ids=[e.pk for e in entries])
+    context["done"] = {
+        "archive": ngettext("Archived %(count)d entry.", "Archived %(count)d entries.", len(entries)),
+        "unarchive": ngettext("Unarchived %(count)d entry.", "Unarchived %(count)d entries.", len(entries)),
+        "forget": ngettext("Forgot %(count)d entry.", "Forgot %(count)d entries.", len(entries)),
+    }[action] % {"count": len(entries)}
+    if not htmx_partial(request):
+        return redirect("dashboard:space", slug)
+    return trigger_client_event(render(request, "dashboard/memories.html#bulk-confirm", context), CHANGED)
+
+
+@require_GET
+@login_required
+def activity(request: HttpRequest, slug: str) -> HttpResponse:
+    """The space's op log, newest first, paged by id."""
+    space = space_for_user(request, slug)
+    if not space.is_native:
+        raise Http404("only native spaces keep an op log")
+    ops = OpLog.objects.filter(space=space).order_by("-id")
+    before = request.GET.get("before", "")
+    if before.isdigit():
+        ops = ops.filter(pk__lt=int(before))
+    rows = list(ops[: PAGE + 1])
+    context = {**space_context(space, "activity"), "ops": rows[:PAGE], "has_older": len(rows) > PAGE}
+    if context["has_older"]:
+        context["older_url"] = reverse("dashboard:activity", args=[slug]) + f"?before={rows[PAGE - 1].pk}"
+    return render_page(request, "dashboard/activity.html", "ops", context)

@@ -1,0 +1,70 @@
+"""A space's Settings tab: per-space overrides of the global defaults, validated, audited, live at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from memoryhub.audit.models import record
+from memoryhub.dashboard.access import render_page, space_context, space_for_user
+from memoryhub.spaces import space_settings
+
+
+def parse(rule: space_settings.Rule, raw: str | None) -> Any:
+    """A form value as the rule's type; unparseable text is passed through for validate() to refuse."""
+    if rule.kind is bool:
+        return raw == "on"
+    raw = (raw or "").strip()
+    if rule.kind is str:
+        return raw
+    try:
+        return int(raw) if rule.kind is int else float(raw)
+    except ValueError:
+        return raw
+
+
+def rows(values: dict[str, Any], errors: dict[str, str], overrides: dict[str, Any]) -> list[dict]:
+    defaults = space_settings.defaults()
+    return [{"key": key, "rule": rule, "value": values[key], "default": defaults[key], "error": errors.get(key, ""),
+             "overridden": key in overrides, "kind": rule.kind.__name__ if isinstance(rule.kind, type) else "float"}
+            for key, rule in space_settings.RULES.items()]
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def space_settings_page(request: HttpRequest, slug: str) -> HttpResponse:
+    space = space_for_user(request, slug)
+    current = space_settings.effective(space)
+    errors: dict[str, str] = {}
+    values = current
+    if request.method == "POST":
+        if request.POST.get("reset"):
+            record(request.user.get_username(), "space.settings.reset", space.slug, user=request.user,
+                   before=space.settings)
+            space.settings = {}
+            space.save(update_fields=["settings"])
+            messages.info(request, _("Settings reset to the global defaults."))
+            return redirect("dashboard:space_settings", slug=space.slug)
+        posted = {key: parse(rule, request.POST.get(key)) for key, rule in space_settings.RULES.items()}
+        clean, errors = space_settings.validate(posted)
+        if not errors:
+            defaults = space_settings.defaults()
+            overrides = {k: v for k, v in clean.items() if v != defaults[k]}
+            changed = {k: [current.get(k), clean[k]] for k in clean if clean[k] != current.get(k)}
+            space.settings = {**{k: v for k, v in (space.settings or {}).items() if k not in space_settings.RULES},
+                              **overrides}
+            space.save(update_fields=["settings"])
+            if changed:
+                record(request.user.get_username(), "space.settings", space.slug, user=request.user, changed=changed)
+            messages.info(request, _("Settings saved; they apply from the next call."))
+            return redirect("dashboard:space_settings", slug=space.slug)
+        values = {**current, **posted}
+    context = {**space_context(space, "settings"), "rows": rows(values, errors, space.settings or {}),
+               "has_errors": bool(errors)}
+    return render_page(request, "dashboard/space_settings.html", "settings-form", context)
