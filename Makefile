@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test test-postgres bench load test-integration backup restore clean
+.PHONY: run test test-postgres bench load test-integration backup clean
 
 $(VENV)/.runtime: requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,15 @@ load: $(VENV)/.runtime
 
 bench: $(VENV)/.dev
 	$(PY) -m bench
+
+# The adapters against real provider servers on loopback (OpenViking today; about 7 minutes and
+# 1.3 GB the first time, for its own virtualenv). Not part of `make test`.
+OV_VENV ?= /tmp/ov-venv
+test-integration: $(VENV)/.dev
+	@test -x $(OV_VENV)/bin/python || ($(PYTHON) -m venv $(OV_VENV) && $(OV_VENV)/bin/pip install --quiet openviking==0.5.2)
+	OV_VENV=$(OV_VENV) bash scripts/start-real-providers.sh /tmp/memoryhub-real
+	set -a && . /tmp/memoryhub-real/env && set +a && $(PY) -m pytest -m integration tests/integration; \
+	  status=$$?; kill $$(cat /tmp/memoryhub-real/*.pid) 2>/dev/null; exit $$status
 
 clean:
 	rm -rf $(VENV) .pytest_cache
