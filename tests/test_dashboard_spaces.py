@@ -195,3 +195,26 @@ def test_search_all_covers_active_open_spaces_without_bumping_hits(client, staff
     assert set(Entry.objects.values_list("hits", flat=True)) == {0}
     r = client.get(reverse("dashboard:search") + "?q=nothingmatcheszzz")
     assert b"Nothing matches" in r.content
+
+
+def test_smart_selection_page_chooses_and_the_decision_is_saved_with_the_space(client, staff):
+    page = client.post("/spaces/choose/", {"candidates": ["mem0", "holographic"], "boundary": "local-only",
+                                          "required": ["related"], "preference": "balanced", "policy_prompt": "x"})
+    assert page.status_code == 200 and b'id="decision"' in page.content
+    decision = page.context["decision"]
+    assert decision["provider"] in ("native", "holographic") and "mem0" not in decision["eligible"]
+    created = client.post(f"/spaces/new/?provider={decision['provider']}", {
+        "slug": "chosen", "name": "Chosen", "provider": decision["provider"], "access": "open", "active": "on",
+        "selection": page.context["token"]})
+    assert created.status_code == 302
+    from memoryhub.spaces.models import MemorySpace
+
+    assert MemorySpace.objects.get(slug="chosen").selection["source"] == "rules"
+
+
+def test_a_tampered_selection_falls_back_to_manual(client, staff):
+    client.post("/spaces/new/", {"slug": "man", "name": "M", "provider": "native", "access": "open", "active": "on",
+                                 "selection": "forged"})
+    from memoryhub.spaces.models import MemorySpace
+
+    assert MemorySpace.objects.get(slug="man").selection["source"] == "manual"

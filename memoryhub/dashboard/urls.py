@@ -1,7 +1,8 @@
 from django.urls import path
 
 from memoryhub.dashboard.views import (
-    facts, graph, jobs, maintenance, memories, notebooks, persona, providers, recall, spaces, tokens, tuning, writes,
+    choose, facts, graph, jobs, maintenance, memories, notebooks, persona, providers, recall, spaces, tokens, tuning,
+    writes,
 )
 
 app_name = "dashboard"
@@ -10,6 +11,7 @@ urlpatterns = [
     path("", spaces.home, name="home"),
     path("search/", spaces.search_all, name="search"),
     path("spaces/new/", spaces.space_create, name="space_create"),
+    path("spaces/choose/", choose.choose_provider_page, name="choose"),
     path("spaces/<slug:slug>/", memories.memories, name="space"),
     path("spaces/<slug:slug>/edit/", spaces.space_edit, name="space_edit"),
     path("spaces/<slug:slug>/toggle/", spaces.space_toggle, name="space_toggle"),

@@ -16,6 +16,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from memoryhub.audit.models import record
 from memoryhub.dashboard.access import htmx_partial, render_page, space_for_user
 from memoryhub.dashboard.forms import SpaceForm
+from memoryhub.dashboard.views.choose import signed_selection
 from memoryhub.memories import recall
 from memoryhub.memories import search as fts
 from memoryhub.memories.models import Entry
@@ -51,17 +52,21 @@ def space_create(request: HttpRequest) -> HttpResponse:
         form = SpaceForm(kind=kind)
         return render(request, "dashboard/space_form.html#provider-fields", {"form": form})
     form = SpaceForm(request.POST or None, kind=kind)
+    selection_token = source.get("selection", "")
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
+        selection = (signed_selection(selection_token, kind) if selection_token else None) or {
+            "source": "manual", "by": request.user.get_username()}
         space = MemorySpace.objects.create(
             slug=data["slug"], name=data["name"], provider=kind, access=data["access"], active=data["active"],
             workspace=data["workspace"], description=data["description"], config=form.config(),
-            selection={"source": "manual", "by": request.user.get_username()},
+            selection=selection,
         )
         record(request.user.get_username(), "space.create", space.slug, user=request.user, provider=kind)
         messages.success(request, _("Space %(slug)s created.") % {"slug": space.slug})
         return done(request, reverse("dashboard:space", args=[space.slug]))
-    return render_page(request, "dashboard/space_form.html", "form", {"form": form, "nav": "spaces"})
+    return render_page(request, "dashboard/space_form.html", "form",
+                       {"form": form, "nav": "spaces", "selection_token": selection_token})
 
 
 @require_http_methods(["GET", "POST"])
