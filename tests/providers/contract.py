@@ -24,6 +24,39 @@ from providers.base import (
 READ_METHODS = ("status", "search", "browse")
 
 
+def adapter_fixtures(fake_class: type, provider_class: type, config: Callable[[Any], dict[str, Any]],
+                     bad_key: str = "wrong-key-987654"):
+    """The three fixtures an HTTP adapter's test module needs: its running fake, a provider factory
+    (overrides merge into `config(fake)`; every provider made is closed afterwards) and bad credentials.
+
+    Use: `fake, make_provider, bad_credentials_provider = adapter_fixtures(Fake, Provider, lambda f: {...})`.
+    """
+
+    @pytest.fixture
+    def fake():
+        server = fake_class()
+        yield server
+        server.stop()
+
+    @pytest.fixture
+    def make_provider(fake):
+        made = []
+
+        def make(**overrides):
+            made.append(provider_class({**config(fake), **overrides}))
+            return made[-1]
+
+        yield make
+        for provider in made:
+            provider.close()
+
+    @pytest.fixture
+    def bad_credentials_provider(make_provider):
+        return make_provider(apiKey=bad_key)
+
+    return fake, make_provider, bad_credentials_provider
+
+
 def eventually(probe: Callable[[], Any], seconds: float = 3.0) -> Any:
     """Poll `probe` until it returns something truthy (async providers index writes in the background)."""
     deadline = time.monotonic() + seconds

@@ -8,33 +8,10 @@ from providers.base import ProviderError
 from providers.hindsight import HindsightProvider
 from tests.providers.fakes.hindsight import FakeHindsight
 
-from tests.providers.contract import ContractSuite
+from tests.providers.contract import ContractSuite, adapter_fixtures
 
-
-@pytest.fixture
-def fake():
-    server = FakeHindsight()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def make_provider(fake):
-    made = []
-
-    def make(**overrides):
-        made.append(HindsightProvider({"endpoint": fake.url, "apiKey": "hs-secret", "bankId": "demo",
-                                       "_timeout": 0.5, **overrides}))
-        return made[-1]
-
-    yield make
-    for provider in made:
-        provider.close()
-
-
-@pytest.fixture
-def bad_credentials_provider(make_provider):
-    return make_provider(apiKey="wrong-key")
+fake, make_provider, bad_credentials_provider = adapter_fixtures(
+    FakeHindsight, HindsightProvider, lambda fake: {"endpoint": fake.url, "apiKey": "hs-secret", "bankId": "demo", "_timeout": 0.5}, bad_key='wrong-key')
 
 
 @pytest.fixture

@@ -4,35 +4,12 @@ import pytest
 
 from providers.base import ProviderError
 from providers.honcho import HonchoProvider
-from tests.providers.contract import ContractSuite
+from tests.providers.contract import ContractSuite, adapter_fixtures
 from tests.providers.fakes.honcho import HonchoFake
 
-
-@pytest.fixture
-def fake():
-    server = HonchoFake()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def make_provider(fake):
-    made = []
-
-    def make(**overrides):
-        config = {"endpoint": fake.url, "apiKey": fake.api_key, "workspace": "hub", "userId": "alice",
-                  "agentId": "assistant", **overrides}
-        made.append(HonchoProvider(config))
-        return made[-1]
-
-    yield make
-    for provider in made:
-        provider.close()
-
-
-@pytest.fixture
-def bad_credentials_provider(make_provider):
-    return make_provider(apiKey="wrong-key-987654")
+fake, make_provider, bad_credentials_provider = adapter_fixtures(
+    HonchoFake, HonchoProvider, lambda fake: {"endpoint": fake.url, "apiKey": fake.api_key, "workspace": "hub", "userId": "alice",
+                                               "agentId": "assistant"})
 
 
 class TestHonchoContract(ContractSuite):

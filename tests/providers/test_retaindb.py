@@ -4,34 +4,12 @@ import pytest
 
 from providers.base import ProviderError
 from providers.retaindb import RetainDBProvider
-from tests.providers.contract import ContractSuite
+from tests.providers.contract import ContractSuite, adapter_fixtures
 from tests.providers.fakes.retaindb import RetainDBFake
 
-
-@pytest.fixture
-def fake():
-    server = RetainDBFake()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def make_provider(fake):
-    made = []
-
-    def make(**overrides):
-        config = {"endpoint": fake.url, "apiKey": fake.api_key, "project": "hub", "userId": "alice", **overrides}
-        made.append(RetainDBProvider(config))
-        return made[-1]
-
-    yield make
-    for provider in made:
-        provider.close()
-
-
-@pytest.fixture
-def bad_credentials_provider(make_provider):
-    return make_provider(apiKey="wrong-key-987654")
+fake, make_provider, bad_credentials_provider = adapter_fixtures(
+    RetainDBFake, RetainDBProvider,
+    lambda fake: {"endpoint": fake.url, "apiKey": fake.api_key, "project": "hub", "userId": "alice"})
 
 
 class TestRetainDBContract(ContractSuite):

@@ -4,34 +4,11 @@ import pytest
 
 from providers.base import ProviderError
 from providers.supermemory import SupermemoryProvider
-from tests.providers.contract import ContractSuite
+from tests.providers.contract import ContractSuite, adapter_fixtures
 from tests.providers.fakes.supermemory import SupermemoryFake
 
-
-@pytest.fixture
-def fake():
-    server = SupermemoryFake()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def make_provider(fake):
-    made = []
-
-    def make(**overrides):
-        config = {"endpoint": fake.url, "apiKey": fake.api_key, "containerTag": "hub", **overrides}
-        made.append(SupermemoryProvider(config))
-        return made[-1]
-
-    yield make
-    for provider in made:
-        provider.close()
-
-
-@pytest.fixture
-def bad_credentials_provider(make_provider):
-    return make_provider(apiKey="wrong-key-987654")
+fake, make_provider, bad_credentials_provider = adapter_fixtures(
+    SupermemoryFake, SupermemoryProvider, lambda fake: {"endpoint": fake.url, "apiKey": fake.api_key, "containerTag": "hub"})
 
 
 class TestSupermemoryContract(ContractSuite):
