@@ -11,7 +11,8 @@ from tests.providers.fakes.hindsight import FakeHindsight
 from tests.providers.contract import ContractSuite, adapter_fixtures
 
 fake, make_provider, bad_credentials_provider = adapter_fixtures(
-    FakeHindsight, HindsightProvider, lambda fake: {"endpoint": fake.url, "apiKey": "hs-secret", "bankId": "demo", "_timeout": 0.5}, bad_key='wrong-key')
+    FakeHindsight, HindsightProvider,
+    lambda fake: {"endpoint": fake.url, "apiKey": "hs-secret", "bankId": "demo", "_timeout": 0.5}, bad_key="wrong-key")
 
 
 @pytest.fixture

@@ -8,8 +8,9 @@ from tests.providers.contract import ContractSuite, adapter_fixtures
 from tests.providers.fakes.honcho import HonchoFake
 
 fake, make_provider, bad_credentials_provider = adapter_fixtures(
-    HonchoFake, HonchoProvider, lambda fake: {"endpoint": fake.url, "apiKey": fake.api_key, "workspace": "hub", "userId": "alice",
-                                               "agentId": "assistant"})
+    HonchoFake, HonchoProvider,
+    lambda fake: {"endpoint": fake.url, "apiKey": fake.api_key, "workspace": "hub", "userId": "alice",
+                  "agentId": "assistant"})
 
 
 class TestHonchoContract(ContractSuite):

@@ -8,7 +8,8 @@ from tests.providers.contract import ContractSuite, adapter_fixtures
 from tests.providers.fakes.supermemory import SupermemoryFake
 
 fake, make_provider, bad_credentials_provider = adapter_fixtures(
-    SupermemoryFake, SupermemoryProvider, lambda fake: {"endpoint": fake.url, "apiKey": fake.api_key, "containerTag": "hub"})
+    SupermemoryFake, SupermemoryProvider,
+    lambda fake: {"endpoint": fake.url, "apiKey": fake.api_key, "containerTag": "hub"})
 
 
 class TestSupermemoryContract(ContractSuite):
