@@ -11,6 +11,8 @@ answered with VACUUM, not truncation).
 
 from __future__ import annotations
 
+import time
+
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -67,16 +69,26 @@ def optimize_storage() -> list[str]:
         cur.execute(f"INSERT INTO {search.FTS_TABLE}({search.FTS_TABLE}) VALUES ('optimize')")
         done.append("fts-optimize")
     with connection.cursor() as cur:
-        cur.execute("PRAGMA optimize")
-        done.append("optimize")
-        if connection.in_atomic_block:
-            return done
-        try:
-            cur.execute("VACUUM")
-            done.append("vacuum")
-        except OperationalError:
-            done.append("vacuum-skipped-busy")
+        _while_quiet(cur, "PRAGMA optimize", "optimize", done)
+        if not connection.in_atomic_block:
+            _while_quiet(cur, "VACUUM", "vacuum", done)
     return done
+
+
+def _while_quiet(cur, sql: str, name: str, done: list[str], attempts: int = 5) -> None:
+    """Run a maintenance statement, waiting out writers a few times; skipping it loses nothing.
+
+    SQLite answers "locked" at once (no busy wait) when a reader must become a writer while
+    another connection writes, so the wait is ours.
+    """
+    for attempt in range(attempts):
+        try:
+            cur.execute(sql)
+            done.append(name)
+            return
+        except OperationalError:
+            time.sleep(0.2 * (attempt + 1))
+    done.append(f"{name}-skipped-busy")
 
 
 def db_size() -> int | None:
