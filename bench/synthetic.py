@@ -71,7 +71,7 @@ def seed_space(space, count: int, seed: int = 1, batch: int = 2000) -> None:
             if connection.vendor == "sqlite":
                 with connection.cursor() as cur:
                     cur.executemany(f"INSERT INTO {search.FTS_TABLE}(rowid, tokens) VALUES (%s, %s)",
-                                    [(e.pk, search.document_tokens(e)) for e in created])
+                                    [(e.pk, " ".join(search.document_tokens(e))) for e in created])
             else:
                 for e in created:
                     search.index(e)
