@@ -8,36 +8,16 @@ from providers.base import ProviderError, Receipt
 from providers.openviking import OpenVikingProvider
 from tests.providers.fakes.openviking import FakeOpenViking
 
-from tests.providers.contract import ContractSuite
+from tests.providers.contract import ContractSuite, adapter_fixtures
 
 ROOT = "viking://user/alice/memories"
 
 
-@pytest.fixture
-def fake():
-    server = FakeOpenViking()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def make_provider(fake):
-    made = []
-
-    def make(**overrides):
-        config = {"endpoint": fake.url, "apiKey": "key-alice", "account": "acme", "discoveryUser": "alice",
-                  "_timeout": 0.5, **overrides}
-        made.append(OpenVikingProvider(config))
-        return made[-1]
-
-    yield make
-    for provider in made:
-        provider.close()
-
-
-@pytest.fixture
-def bad_credentials_provider(make_provider):
-    return make_provider(apiKey="key-wrong")
+fake, make_provider, bad_credentials_provider = adapter_fixtures(
+    FakeOpenViking, OpenVikingProvider,
+    lambda fake: {"endpoint": fake.url, "apiKey": "key-alice", "account": "acme", "discoveryUser": "alice",
+                  "_timeout": 0.5},
+    bad_key="key-wrong")
 
 
 @pytest.fixture
