@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
@@ -16,6 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SECONDS = 15
+PORT = [0]  # the server's port, read by the client processes
 
 
 def free_port() -> int:
@@ -57,18 +59,24 @@ class Server:
 
 
 def hammer(clients: int, request: callable, seconds: float = SECONDS) -> tuple[int, int]:
-    """Run `request(client, n)` from `clients` threads for `seconds`; returns (ok, failed)."""
+    """Run `request(connection, client, n)` from `clients` threads for `seconds`; returns (ok, failed).
+
+    Each client keeps one HTTP/1.1 connection open, as an agent's client does. Threads share one
+    core at most (the GIL), which leaves the server the rest of this small machine.
+    """
     counts = [[0, 0] for _ in range(clients)]
     stop = time.monotonic() + seconds
 
     def work(i: int) -> None:
-        n = 0
+        conn, n = None, 0
         while time.monotonic() < stop:
             try:
-                request(i, n)
+                conn = conn or http.client.HTTPConnection("127.0.0.1", PORT[0], timeout=30)
+                request(conn, i, n)
                 counts[i][0] += 1
-            except OSError:
+            except (OSError, http.client.HTTPException):
                 counts[i][1] += 1
+                conn = None
             n += 1
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(clients)]
@@ -79,23 +87,35 @@ def hammer(clients: int, request: callable, seconds: float = SECONDS) -> tuple[i
     return sum(c[0] for c in counts), sum(c[1] for c in counts)
 
 
+def send(conn: http.client.HTTPConnection, method: str, path: str, body: dict | None, headers: dict) -> None:
+    conn.request(method, path, body=json.dumps(body).encode() if body is not None else None, headers=headers)
+    response = conn.getresponse()
+    response.read()
+    if response.status >= 300:
+        raise http.client.HTTPException(f"{method} {path}: {response.status}")
+
+
 def run() -> dict:
     server = Server()
+    PORT[0] = server.port
     headers = {"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"}
 
-    def turn(client: int, n: int) -> None:
-        body = json.dumps({"session_id": f"bench-{client}", "user": f"Client {client} turn {n}: the deploy "
-                           f"script fails when the staging cluster is under memory pressure ({n})",
-                           "assistant": "Noted; raise the limit and retry.", "idempotency_key": f"{client}-{n}"})
-        req = urllib.request.Request(f"{server.url}/turns", data=body.encode(), headers=headers)
-        urllib.request.urlopen(req, timeout=30).read()
+    def turn(conn, client: int, n: int) -> None:
+        send(conn, "POST", "/api/v1/turns", {
+            "session_id": f"bench-{client}", "user": f"Client {client} turn {n}: the deploy script fails when the "
+            f"staging cluster is under memory pressure ({n})", "assistant": "Noted; raise the limit and retry.",
+            "idempotency_key": f"{client}-{n}"}, headers)
 
-    def health(client: int, n: int) -> None:
-        urllib.request.urlopen(f"{server.url}/health", timeout=30).read()
+    def health(conn, client: int, n: int) -> None:
+        send(conn, "GET", "/api/v1/health", None, {})
+
+    def listing(conn, client: int, n: int) -> None:
+        send(conn, "GET", "/api/v1/spaces", None, headers)
 
     try:
         result = {}
-        for name, fn, clients in (("health x8", health, 8), ("turns x1", turn, 1), ("turns x8", turn, 8)):
+        for name, fn, clients in (("health x8", health, 8), ("spaces x8", listing, 8),
+                                  ("turns x1", turn, 1), ("turns x8", turn, 8)):
             ok, failed = hammer(clients, fn)
             result[name] = (ok / SECONDS, failed)
         return result
@@ -104,7 +124,8 @@ def run() -> dict:
 
 
 def report(result: dict) -> str:
-    lines = [f"HTTP over {SECONDS} s per phase (gunicorn, 2 workers × 4 threads, SQLite WAL):"]
+    lines = [f"HTTP over {SECONDS} s per phase (gunicorn + uvicorn, 2 web workers + 1 job worker, SQLite WAL;"
+             " keep-alive client threads; health and spaces are the baselines):"]
     for name, (rate, failed) in result.items():
         lines.append(f"  {name:<10} {rate:7.1f} req/s   failed {failed}")
     lines.append("target: ingest >= 300 turns/s over HTTP with 8 clients")

@@ -125,7 +125,10 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'memoryhub.sqlite3'}",
-        conn_max_age=envint("MEMORYHUB_CONN_MAX_AGE", 0),
+        # Persistent connections: a new SQLite connection per request re-runs the PRAGMAs and its
+        # close checkpoints the WAL (tens of ms); PostgreSQL saves the connection set-up.
+        conn_max_age=envint("MEMORYHUB_CONN_MAX_AGE", 600),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from memoryhub.memories import policies
+from memoryhub.memories import policies, store
 from memoryhub.memories.models import Entry
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
@@ -155,6 +155,20 @@ def test_max_entries_archives_the_weakest_never_an_immune_one_and_deletes_nothin
     archived = Entry.objects.get(archived=True)
     assert "old note 0" not in archived.body and archived.deleted_at is None
     assert Entry.objects.count() == 4
+
+
+def test_max_entries_counts_the_space_only_when_it_could_be_over(api):
+    set_settings(maxEntries=4)
+    first = api.turn("note one", "ok", session_id="a").json()["entry"]["id"]
+    assert default_space().cap_check_from == int(first) + 3  # three more entries before it could be over
+    for i in range(4):
+        api.turn(f"note {i + 2}", "ok", session_id="a")
+    assert Entry.objects.filter(archived=True).count() == 1 and Entry.objects.count() == 5
+    archived = list(Entry.objects.filter(archived=True))
+    store.archive(archived, archived=False)
+    assert default_space().cap_check_from == 0  # back to recall: the next write counts again
+    api.turn("note six", "ok", session_id="a")
+    assert Entry.objects.recallable().count() == 4
 
 
 def test_auto_summarize_uses_the_llm_when_configured(api, settings):

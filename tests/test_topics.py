@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memoryhub.memories import topics
+from memoryhub.memories import store, topics
 from memoryhub.memories.models import Entry, Topic
 from memoryhub.spaces.models import MemorySpace
 
@@ -126,7 +126,18 @@ def test_title_falls_back_to_summary_then_keywords(space):
 def test_deleted_entries_leave_the_count(space):
     a = turn(space, WALLPAPER[0])
     turn(space, WALLPAPER[1], minutes=5)
-    Entry.objects.filter(pk=a.pk).update(deleted_at=T0)
+    store.forget(a)
+    a.topic.refresh_from_db()
+    assert a.topic.turn_count == 1
     b = turn(space, WALLPAPER[2], minutes=10)
     b.topic.refresh_from_db()
-    assert b.topic.turn_count == 2
+    assert b.topic.turn_count == 2 and b.topic == a.topic
+
+
+def test_running_counts_match_a_recount(space):
+    entries = [turn(space, text, minutes=5 * i) for i, text in enumerate(WALLPAPER)]
+    topic = Topic.objects.get(pk=entries[-1].topic_id)
+    running = (topic.title, topic.kind, topic.turn_count, topic.entities, topic.keywords)
+    topic.signal = {}
+    recounted = topics.refresh(topic)
+    assert running == (recounted.title, recounted.kind, recounted.turn_count, recounted.entities, recounted.keywords)

@@ -12,9 +12,8 @@ from memoryhub.spaces.services import NotFound, default_space, resolve_workspace
 
 def allowed_spaces(call: Call):
     """Every space the token may use (all when it names none)."""
-    restricted = list(call.token.spaces.values_list("pk", flat=True))
     qs = MemorySpace.objects.select_related("workspace")
-    return qs.filter(pk__in=restricted) if restricted else qs.all()
+    return qs.filter(pk__in=call.restricted_to) if call.restricted_to else qs.all()
 
 
 def workspace_arg(call: Call, args: dict) -> Workspace | None:
@@ -35,7 +34,7 @@ def named_space(call: Call, slug: str, field: str = "space") -> MemorySpace:
     space = MemorySpace.objects.select_related("workspace").filter(slug=slug).first()
     if space is None:
         raise ApiError("not_found", f"no space {slug!r}", field)
-    if not allowed_spaces(call).filter(pk=space.pk).exists():
+    if call.restricted_to and space.pk not in call.restricted_to:
         raise ApiError("forbidden", f"this token may not use space {slug!r}", field)
     return space
 
@@ -45,12 +44,11 @@ def write_space(call: Call, args: dict) -> MemorySpace:
     workspace = workspace_arg(call, args)
     if args.get("space") not in (None, ""):
         return named_space(call, args["space"])
-    allowed = allowed_spaces(call)
-    restricted = call.token.spaces.exists()
-    if restricted and allowed.count() == 1:
-        return allowed.get()
+    restricted = call.restricted_to
+    if len(restricted) == 1:
+        return allowed_spaces(call).get()
     candidate = workspace_space(workspace) if workspace else default_space()
-    if restricted and not allowed.filter(pk=candidate.pk).exists():
+    if restricted and candidate.pk not in restricted:
         raise ApiError("bad_request", "this token may use several spaces; name one with space", "space")
     return candidate
 

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from memoryhub.api.models import AgentSession, ApiToken
+from memoryhub.api.models import AgentSession, ApiToken, RateWindow
 
 
 @admin.register(ApiToken)
@@ -19,3 +19,11 @@ class AgentSessionAdmin(admin.ModelAdmin):
     list_display = ("session_id", "token", "started_at", "last_seen_at", "ended_at")
     list_filter = ("ended_at",)
     search_fields = ("session_id",)
+
+
+@admin.register(RateWindow)
+class RateWindowAdmin(admin.ModelAdmin):
+    """Per-minute request counts; deleting a row lifts that token's limit for the rest of the minute."""
+
+    list_display = ("token", "minute", "count")
+    readonly_fields = ("token", "minute", "count")

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from dataclasses import dataclass, field
 from datetime import timedelta
-from functools import wraps
+from functools import cached_property, wraps
 from typing import Any, Callable
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.exceptions import RequestDataTooBig
+from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from memoryhub.api.errors import ApiError, bad
-from memoryhub.api.models import AgentSession, ApiToken, hash_token
+from memoryhub.api.models import AgentSession, ApiToken, RateWindow, hash_token
 from memoryhub.vault.grants import end_if_idle
 from providers.base import ProviderError
 
@@ -40,6 +41,11 @@ class Call:
     @property
     def actor(self) -> str:
         return self.token.actor
+
+    @cached_property
+    def restricted_to(self) -> list[int]:
+        """Ids of the spaces the token is limited to; empty when it may use all."""
+        return list(self.token.spaces.values_list("pk", flat=True))
 
     def session(self, session_id: str) -> AgentSession:
         """The agent session, created on first sight; refreshes its idle clock (after ending idle vault grants)."""
@@ -66,19 +72,27 @@ def authenticate(request: HttpRequest) -> ApiToken:
 
 
 def rate_limit(token: ApiToken) -> None:
-    """A fixed one-minute window per token; over the limit → 429 with Retry-After."""
+    """A fixed one-minute window per token; over the limit → 429 with Retry-After.
+
+    One upsert counts the call and returns the count, atomically across web processes
+    (SQLite ≥ 3.35 and PostgreSQL both speak ON CONFLICT … RETURNING).
+    """
     limit = settings.MEMORYHUB["RATE_LIMIT_PER_MINUTE"]
     if limit <= 0:
         return
-    now = timezone.now()
-    key = f"rate:{token.pk}:{now:%Y%m%d%H%M}"
-    count = cache.get_or_set(key, 0, 90)
-    if count >= limit:
-        raise ApiError("rate_limited", f"more than {limit} requests this minute", headers={"Retry-After": str(60 - now.second)})
-    try:
-        cache.incr(key)
-    except ValueError:
-        cache.set(key, 1, 90)
+    now = time.time()
+    minute = int(now // 60)
+    table = RateWindow._meta.db_table
+    with connection.cursor() as cur:
+        cur.execute(f"INSERT INTO {table} (token_id, minute, count) VALUES (%s, %s, 1) "
+                    f"ON CONFLICT (token_id, minute) DO UPDATE SET count = {table}.count + 1 RETURNING count",
+                    [token.pk, minute])
+        count = cur.fetchone()[0]
+        if count == 1:  # the token's first call this minute clears its older windows
+            cur.execute(f"DELETE FROM {table} WHERE token_id = %s AND minute < %s", [token.pk, minute])
+    if count > limit:
+        raise ApiError("rate_limited", f"more than {limit} requests this minute",
+                       headers={"Retry-After": str(60 - int(now) % 60)})
 
 
 def _depth(value: Any, level: int = 0) -> int:

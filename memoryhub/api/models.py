@@ -64,3 +64,14 @@ class AgentSession(models.Model):
 
     def __str__(self) -> str:
         return self.session_id
+
+
+class RateWindow(models.Model):
+    """Requests per token in one clock minute: one row, bumped by one atomic upsert per call (see endpoint.rate_limit)."""
+
+    token = models.ForeignKey(ApiToken, on_delete=models.CASCADE, related_name="+")
+    minute = models.BigIntegerField(help_text="Minutes since the epoch.")
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["token", "minute"], name="rate_window_token_minute")]

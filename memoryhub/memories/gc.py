@@ -93,16 +93,37 @@ CAP_SAMPLE = 200
 CAP_BATCH = 10
 
 
-def archive_over_cap(space: MemorySpace, cap: int, *, keep: int | None = None) -> int:
-    """Over maxEntries, archive the weakest entries (never an immune one, never deleted), ten at a time.
+def enforce_cap(entry: Entry, cap: int) -> int:
+    """After a write: archive over maxEntries, counting the space only when it could be over.
+
+    A space `cap - count` entries below its cap needs that many new entries to pass it, and
+    every new entry takes a higher id, so the next count waits until ids reach that far
+    (counting a big space on every write would cost more than the write). Whatever makes
+    entries recallable again without new ids calls recount_cap().
+    """
+    space = entry.space
+    if entry.pk < space.cap_check_from:
+        return 0
+    count = Entry.objects.recallable().filter(space=space).count()
+    archived = archive_weakest(space, count - cap, cap, keep=entry.pk) if count > cap else 0
+    space.cap_check_from = entry.pk + max(cap - (count - archived), 1)
+    MemorySpace.objects.filter(pk=space.pk).update(cap_check_from=space.cap_check_from)
+    return archived
+
+
+def recount_cap(space: MemorySpace) -> None:
+    """Entries came back (unarchived, undone) or the cap changed: count at the next write."""
+    MemorySpace.objects.filter(pk=space.pk).update(cap_check_from=0)
+    space.cap_check_from = 0
+
+
+def archive_weakest(space: MemorySpace, over: int, cap: int, *, keep: int | None = None) -> int:
+    """Archive up to CAP_BATCH of the weakest entries (never an immune one, never deleted).
 
     The weakest are looked for among the least recently used non-immune entries, so a write
     never has to rate the whole space.
     """
     recallable = Entry.objects.recallable().filter(space=space)
-    over = recallable.count() - cap
-    if over <= 0:
-        return 0
     now = timezone.now()
     pool = (recallable.filter(importance__lt=4, hits__lt=3).exclude(pk=keep)
             .annotate(edge_count=Count("edges_out"), last_use=Coalesce("last_accessed_at", "at"))

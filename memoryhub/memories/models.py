@@ -64,6 +64,9 @@ class Entry(models.Model):
         indexes = [
             models.Index(fields=["space", "deleted_at", "-at"], name="entry_space_live_at"),
             models.Index(fields=["space", "session_id", "at"], name="entry_space_session_at"),
+            # Every write looks for a repeated key and a byte-identical entry first.
+            models.Index(fields=["space", "idempotency_key"], name="entry_space_idempotency"),
+            models.Index(fields=["space", "content_hash"], name="entry_space_content_hash"),
         ]
         constraints = [
             models.UniqueConstraint(
@@ -91,6 +94,8 @@ class Topic(models.Model):
     turn_count = models.PositiveIntegerField(default=0)
     entities = models.JSONField(default=list, blank=True)
     keywords = models.JSONField(default=list, blank=True)
+    # Running counts behind entities/keywords/title, so a new turn folds in without re-reading the topic.
+    signal = models.JSONField(default=dict, blank=True, editable=False)
 
     class Meta:
         ordering = ["-ended_at", "-id"]

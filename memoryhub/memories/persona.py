@@ -147,9 +147,9 @@ def render(facts: list[Fact], events: list[str]) -> str:
 
 def note_new_entry(space: MemorySpace) -> bool:
     """Count one new entry; True exactly when personaEvery is reached, so one job is enqueued per batch."""
-    persona, _ = Persona.objects.get_or_create(space=space)
-    Persona.objects.filter(pk=persona.pk).update(entries_since_rebuild=F("entries_since_rebuild") + 1)
-    count = Persona.objects.values_list("entries_since_rebuild", flat=True).get(pk=persona.pk)
+    if not Persona.objects.filter(space=space).update(entries_since_rebuild=F("entries_since_rebuild") + 1):
+        Persona.objects.get_or_create(space=space, defaults={"entries_since_rebuild": 1})
+    count = Persona.objects.values_list("entries_since_rebuild", flat=True).get(space=space)
     try:
         every = int(space.settings.get("personaEvery", DEFAULT_EVERY))
     except (TypeError, ValueError):

@@ -101,7 +101,7 @@ def grow(entry: Entry, result: Written, fact_text: str) -> None:
     if persona.note_new_entry(entry.space):
         runner.enqueue("persona_rebuild", space=entry.space)
     if config["maxEntries"]:
-        gc.archive_over_cap(entry.space, config["maxEntries"], keep=entry.pk)
+        gc.enforce_cap(entry, config["maxEntries"])
 
 
 def turn_draft(user: str, assistant: str, *, session_id: str, at: datetime | None, origin: str,

@@ -10,6 +10,7 @@ unindex(), query().
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -23,6 +24,9 @@ VOCAB_TABLE = "memories_entry_fts_vocab"
 # A query word in more documents than this adds almost nothing to BM25 but makes every search
 # score tens of thousands of rows; such words are left out of the match when rarer ones exist.
 COMMON_DOCS = 5000
+DOC_COUNT_TTL = 120
+DOC_COUNT_CACHE_SIZE = 20_000
+_doc_count_cache: dict[str, tuple[float, int]] = {}  # token -> (when counted, entries holding it)
 HIT_BOOST = 0.12
 DIGEST_BOOST = 1.3
 CANDIDATES = 200
@@ -55,13 +59,14 @@ def document_tokens(entry) -> list[str]:
     return tokenize(" ".join(p for p in parts if p))
 
 
-def index(entry) -> None:
-    """(Re)index one entry; call inside the write's transaction."""
+def index(entry, *, new: bool = False) -> None:
+    """(Re)index one entry; call inside the write's transaction. A new entry has no old row to drop."""
     if connection.vendor == "postgresql":
         pgsearch.index(entry.pk, document_tokens(entry))
         return
     with connection.cursor() as cur:
-        cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid = %s", [entry.pk])
+        if not new:
+            cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid = %s", [entry.pk])
         cur.execute(f"INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (%s, %s)", [entry.pk, " ".join(document_tokens(entry))])
 
 
@@ -86,16 +91,35 @@ def query_plans(query: str) -> list[tuple[list[str], str]]:
     seen = list(dict.fromkeys(tokenize(query)))[:64]
     if len(seen) < 2:
         return [(seen, " OR ")] if seen else []
-    if connection.vendor == "postgresql":
-        docs = pgsearch.doc_counts(seen)
-    else:
-        with connection.cursor() as cur:
-            cur.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({','.join(['%s'] * len(seen))})", seen)
-            docs = dict(cur.fetchall())
+    docs = doc_counts(seen)
     rare = [t for t in seen if docs.get(t, 0) <= COMMON_DOCS]
     if rare:
         return [(rare, " OR ")]
     return [(seen, " AND "), (sorted(seen, key=lambda t: docs.get(t, 0))[:2], " OR ")]
+
+
+def doc_counts(tokens: list[str]) -> dict[str, int]:
+    """How many entries hold each token. Counting means reading the token's whole posting list,
+    so counts of frequent tokens (the costly ones, and the only ones that decide anything) are
+    reused for DOC_COUNT_TTL seconds in this process."""
+    now = time.monotonic()
+    docs = {t: hit[1] for t in tokens if (hit := _doc_count_cache.get(t)) and now - hit[0] < DOC_COUNT_TTL}
+    missing = [t for t in tokens if t not in docs]
+    if missing:
+        if connection.vendor == "postgresql":
+            fresh = pgsearch.doc_counts(missing)
+        else:
+            with connection.cursor() as cur:
+                cur.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({','.join(['%s'] * len(missing))})",
+                            missing)
+                fresh = dict(cur.fetchall())
+        if len(_doc_count_cache) > DOC_COUNT_CACHE_SIZE:
+            _doc_count_cache.clear()
+        for token, count in fresh.items():
+            if count >= COMMON_DOCS // 10:
+                _doc_count_cache[token] = (now, count)
+        docs.update(fresh)
+    return docs
 
 
 def match_expression(tokens: list[str], joiner: str = " OR ") -> str:

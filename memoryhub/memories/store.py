@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from memoryhub.memories import search
+from memoryhub.memories import search, topics
 from memoryhub.memories.models import Edge, EntityRef, Entry, OpLog
 from memoryhub.memories.text import capitalised_words, clip, extract_entities, first_sentence
 from memoryhub.spaces.models import MemorySpace
@@ -24,6 +24,7 @@ PROXIMITY_HOURS = 24
 PROXIMITY_MAX = 10
 ENTITY_NEIGHBOURS = 5
 ENTITY_EDGE_CAP = 50
+LAST_WRITE_PRECISION = 5  # seconds
 
 
 @dataclass
@@ -69,12 +70,12 @@ def write(space: MemorySpace, draft: Draft, actor: str = "") -> tuple[Entry, boo
     idempotency key returns the entry it first created.
     """
     digest = content_hash(draft)
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         if draft.idempotency_key:
-            existing = Entry.objects.filter(space=space, idempotency_key=draft.idempotency_key).first()
+            existing = Entry.objects.filter(space=space, idempotency_key=draft.idempotency_key).order_by().first()
             if existing:
                 return existing, False
-        duplicate = Entry.objects.live().filter(space=space, content_hash=digest).first()
+        duplicate = Entry.objects.live().filter(space=space, content_hash=digest).order_by().first()
         if duplicate:
             log_op(space, "diff-skip", str(duplicate.pk), clip(draft.body, 200), actor)
             return duplicate, False
@@ -91,54 +92,73 @@ def write(space: MemorySpace, draft: Draft, actor: str = "") -> tuple[Entry, boo
             importance=draft.importance, content_hash=digest, idempotency_key=draft.idempotency_key,
             redactions=draft.redactions,
         )
-        try:
-            with transaction.atomic():
-                entry.save()
-        except IntegrityError:
-            # Two writers raced on one idempotency key: the first one won.
-            return Entry.objects.get(space=space, idempotency_key=draft.idempotency_key), False
+        if draft.idempotency_key:
+            try:
+                with transaction.atomic():
+                    entry.save()
+            except IntegrityError:
+                # Two writers raced on one idempotency key: the first one won.
+                return Entry.objects.get(space=space, idempotency_key=draft.idempotency_key), False
+        else:
+            entry.save()
         EntityRef.objects.bulk_create([EntityRef(space=space, entry=entry, name=n) for n in entities])
-        search.index(entry)
+        search.index(entry, new=True)
         link_automatically(entry)
         log_op(space, "remember", str(entry.pk), clip(draft.body, 500), actor)
-        MemorySpace.objects.filter(pk=space.pk).update(last_write_at=timezone.now())
+        touch_space(space)
     return entry, True
 
 
-def _pair(a: Entry, b: Entry, edge_type: str, weight: float, forward: dict, backward: dict) -> list[Edge]:
+def touch_space(space: MemorySpace) -> None:
+    """Record the last write time; a burst of writes updates it once every few seconds, not per write.
+
+    A vault's time is exact: it lights the "new since you looked" dot.
+    """
+    now = timezone.now()
+    stale = space.last_write_at is None or now - space.last_write_at > timedelta(seconds=LAST_WRITE_PRECISION)
+    if stale or space.is_vault:
+        MemorySpace.objects.filter(pk=space.pk).update(last_write_at=now)
+        space.last_write_at = now
+
+
+def _pair(a: int, b: int, edge_type: str, weight: float, forward: dict, backward: dict) -> list[Edge]:
     return [
-        Edge(source=a, target=b, edge_type=edge_type, weight=weight, metadata=forward),
-        Edge(source=b, target=a, edge_type=edge_type, weight=weight, metadata=backward),
+        Edge(source_id=a, target_id=b, edge_type=edge_type, weight=weight, metadata=forward),
+        Edge(source_id=b, target_id=a, edge_type=edge_type, weight=weight, metadata=backward),
     ]
 
 
 def link_automatically(entry: Entry) -> int:
-    """Temporal (same-session backbone, 24 h proximity) and entity edges, as Mnemon makes them."""
+    """Temporal (same-session backbone, 24 h proximity) and entity edges, as Mnemon makes them.
+
+    Reads ids and times only: the neighbours' texts are never needed to link them.
+    """
     edges: list[Edge] = []
     live = Entry.objects.live().filter(space_id=entry.space_id).exclude(pk=entry.pk)
     backbone = None
     if entry.session_id:
-        backbone = live.filter(session_id=entry.session_id, at__lte=entry.at).order_by("-at", "-id").first()
+        backbone = (live.filter(session_id=entry.session_id, at__lte=entry.at).order_by("-at", "-id")
+                    .values_list("pk", flat=True).first())
         if backbone:
-            edges += _pair(backbone, entry, "temporal", 1.0,
+            edges += _pair(backbone, entry.pk, "temporal", 1.0,
                            {"sub_type": "backbone", "direction": "precedes"},
                            {"sub_type": "backbone", "direction": "succeeds"})
     window = live.filter(at__gte=entry.at - timedelta(hours=PROXIMITY_HOURS), at__lte=entry.at)
     if backbone:
-        window = window.exclude(pk=backbone.pk)
-    for other in window.order_by("-at")[:PROXIMITY_MAX]:
-        hours = abs((entry.at - other.at).total_seconds()) / 3600
+        window = window.exclude(pk=backbone)
+    for other, at in window.order_by("-at").values_list("pk", "at")[:PROXIMITY_MAX]:
+        hours = abs((entry.at - at).total_seconds()) / 3600
         meta = {"sub_type": "proximity", "hours_diff": round(hours, 2)}
-        edges += _pair(other, entry, "temporal", round(1 / (1 + hours), 4), meta, meta)
+        edges += _pair(other, entry.pk, "temporal", round(1 / (1 + hours), 4), meta, meta)
     per_name: dict[str, int] = {}
     refs = (EntityRef.objects.filter(space_id=entry.space_id, name__in=entry.entities, entry__deleted_at__isnull=True)
-            .exclude(entry_id=entry.pk).select_related("entry").order_by("-entry__at")[:ENTITY_EDGE_CAP * 4])
+            .exclude(entry_id=entry.pk).order_by("-entry__at").values_list("name", "entry_id")[:ENTITY_EDGE_CAP * 4])
     entity_edges = 0
-    for ref in refs:
-        if entity_edges >= ENTITY_EDGE_CAP or per_name.get(ref.name, 0) >= ENTITY_NEIGHBOURS:
+    for name, other in refs:
+        if entity_edges >= ENTITY_EDGE_CAP or per_name.get(name, 0) >= ENTITY_NEIGHBOURS:
             continue
-        per_name[ref.name] = per_name.get(ref.name, 0) + 1
-        edges += _pair(ref.entry, entry, "entity", 1.0, {"entity": ref.name}, {"entity": ref.name})
+        per_name[name] = per_name.get(name, 0) + 1
+        edges += _pair(other, entry.pk, "entity", 1.0, {"entity": name}, {"entity": name})
         entity_edges += 1
     Edge.objects.bulk_create(edges, ignore_conflicts=True)
     return len(edges)
@@ -163,6 +183,8 @@ def forget(entry: Entry, actor: str = "") -> None:
         EntityRef.objects.filter(entry=entry).delete()
         search.unindex([entry.pk])
         log_op(entry.space, "forget", str(entry.pk), clip(entry.summary, 200), actor)
+        if entry.topic_id:
+            topics.refresh(entry.topic)
     entry.deleted_at = timezone.now()
 
 
@@ -203,5 +225,7 @@ def archive(entries: list[Entry], archived: bool = True, actor: str = "") -> int
     space = entries[0].space
     with transaction.atomic():
         count = Entry.objects.filter(pk__in=[e.pk for e in entries]).update(archived=archived)
+        if not archived:
+            MemorySpace.objects.filter(pk=space.pk).update(cap_check_from=0)  # maxEntries counts again
         log_op(space, "archive" if archived else "unarchive", "", f"ids={','.join(str(e.pk) for e in entries)}"[:2000], actor)
     return count

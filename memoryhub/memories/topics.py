@@ -23,21 +23,20 @@ SPLIT_BELOW = 0.15       # share of a substantive turn's words already seen in t
 KIND_PRIORITY = ["decision", "pitfall", "insight", "structure", "experience", "progress", "preference", "fact",
                  "companion", "context", "general"]
 SIGNAL_CHARS = 1500
-SAMPLE = 20              # turns read from each end of a topic when refreshing its card
+SAMPLE = 20              # turns read from each end of a topic when recounting it
+SIGNAL_KEEP = 128        # running counts kept per topic for entities and words (cards show 8 and 12)
 _FILLER_BIGRAMS = frozenset(
     "一个 这个 那个 可以 我们 你们 他们 什么 没有 需要 如果 因为 所以 就是 还是 但是 然后 "
     "现在 已经 一下 这样 怎么 问题 时候 自己 不是 的话 一些 好的 帮我 看看 是不 不要".split()
 )
 
 
-
-
 def assign(entry: Entry) -> Topic | None:
-    """Put a saved turn into its topic (joining or starting one) and refresh that topic's card fields."""
+    """Put a saved turn into its topic (joining or starting one) and fold it into that topic's card fields."""
     if entry.kind != "turn" or entry.deleted_at:
         return None
     if entry.topic_id:
-        return _refresh(entry.topic)
+        return refresh(entry.topic)
     topic = None
     previous = _previous_turn(entry)
     if previous and entry.at - previous.at < GAP and not _subject_changed(entry, previous):
@@ -47,7 +46,9 @@ def assign(entry: Entry) -> Topic | None:
                                      ended_at=entry.at)
     entry.topic = topic
     entry.save(update_fields=["topic"])
-    return _refresh(topic)
+    if topic.turn_count and not topic.signal:
+        return refresh(topic)  # a topic from before running counts: recount once
+    return _absorb(topic, entry)
 
 
 def card(topic: Topic) -> str:
@@ -92,10 +93,10 @@ def _subject_changed(entry: Entry, previous: Entry) -> bool:
     return len(tokens & seen_tokens) / len(tokens) < SPLIT_BELOW
 
 
-def _refresh(topic: Topic) -> Topic:
-    """Recompute time range, turn count, kind, entities, keywords and title from the topic's live turns.
+def refresh(topic: Topic) -> Topic:
+    """Recount a topic from its live turns (after a forget, or once for a topic without running counts).
 
-    Words and entities come from the first and last SAMPLE turns, so a long topic costs no more to refresh.
+    Words and entities come from the first and last SAMPLE turns, so a long topic costs no more to recount.
     """
     live = topic.entries.live()
     stats = live.aggregate(n=Count("id"), start=Min("at"), end=Max("at"))
@@ -104,32 +105,63 @@ def _refresh(topic: Topic) -> Topic:
     entries = list(live.order_by("at", "id")[:SAMPLE])
     if stats["n"] > SAMPLE:
         entries += list(live.order_by("-at", "-id")[:min(SAMPLE, stats["n"] - SAMPLE)])
-    entity_counts: Counter[str] = Counter()
-    token_counts: Counter[str] = Counter()
+    topic.signal = {"entities": {}, "words": {}, "opening": _opening(entries[0])}
     for entry in entries:
-        text = " ".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
-        entity_counts.update(dict.fromkeys(entry.entities or extract_entities(text), 1))
-        token_counts.update(t for t in dict.fromkeys(tokenize(text, stemmed=False)) if t not in _FILLER_BIGRAMS)
+        _count(topic.signal, entry)
     topic.started_at, topic.ended_at = stats["start"], stats["end"]
     topic.turn_count = stats["n"]
     categories = set(live.order_by().values_list("category", flat=True).distinct())
     topic.kind = next((k for k in KIND_PRIORITY if k in categories), "general")
-    topic.entities = [name for name, _ in entity_counts.most_common(8)]
-    topic.keywords = [word for word, _ in token_counts.most_common(12)]
-    topic.title = _title(topic.entities, entries[0], topic.keywords)
+    return _save_card(topic)
+
+
+def _absorb(topic: Topic, entry: Entry) -> Topic:
+    """Fold one new turn into the topic's running counts: no re-reading of the turns already in it."""
+    if not topic.turn_count:
+        topic.signal = {"entities": {}, "words": {}, "opening": _opening(entry)}
+    _count(topic.signal, entry)
+    topic.turn_count += 1
+    topic.started_at, topic.ended_at = min(topic.started_at, entry.at), max(topic.ended_at, entry.at)
+    topic.kind = next((k for k in KIND_PRIORITY if k in (topic.kind, entry.category)), "general")
+    return _save_card(topic)
+
+
+def _count(signal: dict, entry: Entry) -> None:
+    """Add a turn's entities and words (each once per turn) to the counts, keeping the SIGNAL_KEEP most common."""
+    text = " ".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
+    names = list(dict.fromkeys(entry.entities or extract_entities(text)))
+    words = [t for t in dict.fromkeys(tokenize(text, stemmed=False)) if t not in _FILLER_BIGRAMS]
+    for key, items in (("entities", names), ("words", words)):
+        counts = Counter(signal.get(key, {}))
+        counts.update(items)
+        if len(counts) > 2 * SIGNAL_KEEP:
+            # Keep the most common; among equals the newest, so later words still get a chance to add up.
+            kept = {name for name, _ in sorted(reversed(counts.items()), key=lambda i: i[1], reverse=True)[:SIGNAL_KEEP]}
+            counts = Counter({name: n for name, n in counts.items() if name in kept})
+        signal[key] = dict(counts)
+
+
+def _opening(entry: Entry) -> list[str]:
+    """What the title needs from a topic's first turn: its phrase and the start of its body."""
+    return [" ".join((entry.title or entry.summary).split()), " ".join(entry.body.split())[:40]]
+
+
+def _save_card(topic: Topic) -> Topic:
+    topic.entities = [name for name, _ in Counter(topic.signal["entities"]).most_common(8)]
+    topic.keywords = [word for word, _ in Counter(topic.signal["words"]).most_common(12)]
+    topic.title = _title(topic.entities, *topic.signal["opening"], topic.keywords)
     topic.save()
     return topic
 
 
-def _title(entities: list[str], first: Entry, keywords: list[str]) -> str:
+def _title(entities: list[str], phrase: str, body_start: str, keywords: list[str]) -> str:
     """Best entity (files, domains, paths first) / what the first turn was about; keywords only as a last resort."""
     ranked = sorted(entities, key=lambda e: 0 if re.search(r"[./]", e) else 1)
     parts = ranked[:1]
-    phrase = " ".join((first.title or first.summary).split())
     if phrase and phrase not in parts:
         parts.append(phrase if len(phrase) <= 60 else phrase[:59].rstrip() + "…")
     parts += [e for e in ranked[1:] if e not in parts][: max(0, 2 - len(parts))]
     if not parts:
         words = [w for w in keywords if w.isascii() and len(w) >= 3][:3]
-        parts = [" ".join(words) or " ".join(first.body.split())[:40]]
+        parts = [" ".join(words) or body_start]
     return " / ".join(parts)[:300]

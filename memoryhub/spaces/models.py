@@ -73,6 +73,9 @@ class MemorySpace(models.Model):
     last_write_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
     last_seen_at = models.DateTimeField(null=True, blank=True, help_text="When a person last looked at it.")
+    cap_check_from = models.BigIntegerField(
+        default=0, editable=False,
+        help_text="maxEntries is next counted at the first entry id at or above this (ids only grow).")
 
     class Meta:
         ordering = ["slug"]
