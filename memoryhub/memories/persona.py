@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 from django.utils import timezone
 
 from memoryhub import llm as llm_mod
@@ -147,9 +146,16 @@ def render(facts: list[Fact], events: list[str]) -> str:
 
 def note_new_entry(space: MemorySpace) -> bool:
     """Count one new entry; True exactly when personaEvery is reached, so one job is enqueued per batch."""
-    if not Persona.objects.filter(space=space).update(entries_since_rebuild=F("entries_since_rebuild") + 1):
-        Persona.objects.get_or_create(space=space, defaults={"entries_since_rebuild": 1})
-    count = Persona.objects.values_list("entries_since_rebuild", flat=True).get(space=space)
+    table = Persona._meta.db_table
+    with connection.cursor() as cur:  # count and read in one statement (UPDATE … RETURNING)
+        cur.execute(f"UPDATE {table} SET entries_since_rebuild = entries_since_rebuild + 1 WHERE space_id = %s "
+                    "RETURNING entries_since_rebuild", [space.pk])
+        row = cur.fetchone()
+    if row is None:
+        _, created = Persona.objects.get_or_create(space=space, defaults={"entries_since_rebuild": 1})
+        if not created:
+            return note_new_entry(space)
+    count = row[0] if row else 1
     try:
         every = int(space.settings.get("personaEvery", DEFAULT_EVERY))
     except (TypeError, ValueError):

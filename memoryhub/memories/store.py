@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
 from memoryhub.memories import search, topics
@@ -71,11 +71,14 @@ def write(space: MemorySpace, draft: Draft, actor: str = "") -> tuple[Entry, boo
     """
     digest = content_hash(draft)
     with transaction.atomic(savepoint=False):
-        if draft.idempotency_key:
-            existing = Entry.objects.filter(space=space, idempotency_key=draft.idempotency_key).order_by().first()
-            if existing:
-                return existing, False
-        duplicate = Entry.objects.live().filter(space=space, content_hash=digest).order_by().first()
+        # One query for both checks; an entry holding the key comes first.
+        key = draft.idempotency_key
+        same = Q(content_hash=digest, deleted_at__isnull=True) | (Q(idempotency_key=key) if key else Q(pk__in=[]))
+        earlier = (Entry.objects.filter(same, space=space)
+                   .order_by(Case(When(idempotency_key=key, then=Value(0)), default=Value(1)) if key else "pk").first())
+        if earlier and key and earlier.idempotency_key == key:
+            return earlier, False
+        duplicate = earlier
         if duplicate:
             log_op(space, "diff-skip", str(duplicate.pk), clip(draft.body, 200), actor)
             return duplicate, False

@@ -105,7 +105,7 @@ def refresh(topic: Topic) -> Topic:
     entries = list(live.order_by("at", "id")[:SAMPLE])
     if stats["n"] > SAMPLE:
         entries += list(live.order_by("-at", "-id")[:min(SAMPLE, stats["n"] - SAMPLE)])
-    topic.signal = {"entities": {}, "words": {}, "opening": _opening(entries[0])}
+    topic.signal = {"entities": [], "words": [], "opening": _opening(entries[0])}
     for entry in entries:
         _count(topic.signal, entry)
     topic.started_at, topic.ended_at = stats["start"], stats["end"]
@@ -118,7 +118,7 @@ def refresh(topic: Topic) -> Topic:
 def _absorb(topic: Topic, entry: Entry) -> Topic:
     """Fold one new turn into the topic's running counts: no re-reading of the turns already in it."""
     if not topic.turn_count:
-        topic.signal = {"entities": {}, "words": {}, "opening": _opening(entry)}
+        topic.signal = {"entities": [], "words": [], "opening": _opening(entry)}
     _count(topic.signal, entry)
     topic.turn_count += 1
     topic.started_at, topic.ended_at = min(topic.started_at, entry.at), max(topic.ended_at, entry.at)
@@ -132,13 +132,13 @@ def _count(signal: dict, entry: Entry) -> None:
     names = list(dict.fromkeys(entry.entities or extract_entities(text)))
     words = [t for t in dict.fromkeys(tokenize(text, stemmed=False)) if t not in _FILLER_BIGRAMS]
     for key, items in (("entities", names), ("words", words)):
-        counts = Counter(signal.get(key, {}))
+        counts = Counter(dict(signal.get(key, [])))
         counts.update(items)
         if len(counts) > 2 * SIGNAL_KEEP:
             # Keep the most common; among equals the newest, so later words still get a chance to add up.
             kept = {name for name, _ in sorted(reversed(counts.items()), key=lambda i: i[1], reverse=True)[:SIGNAL_KEEP]}
             counts = Counter({name: n for name, n in counts.items() if name in kept})
-        signal[key] = dict(counts)
+        signal[key] = [[name, n] for name, n in counts.items()]  # pairs: PostgreSQL's jsonb would reorder a dict
 
 
 def _opening(entry: Entry) -> list[str]:
@@ -147,8 +147,8 @@ def _opening(entry: Entry) -> list[str]:
 
 
 def _save_card(topic: Topic) -> Topic:
-    topic.entities = [name for name, _ in Counter(topic.signal["entities"]).most_common(8)]
-    topic.keywords = [word for word, _ in Counter(topic.signal["words"]).most_common(12)]
+    topic.entities = [name for name, _ in Counter(dict(topic.signal["entities"])).most_common(8)]
+    topic.keywords = [word for word, _ in Counter(dict(topic.signal["words"])).most_common(12)]
     topic.title = _title(topic.entities, *topic.signal["opening"], topic.keywords)
     topic.save()
     return topic
