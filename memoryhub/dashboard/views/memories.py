@@ -34,7 +34,7 @@ from memoryhub.vault.redaction import redact
 from providers.base import ProviderError
 
 PAGE = 50
-SEARCH_LIMIT = 100
+SEARCH_LIMIT = PAGE  # best matches shown for a search (a page of them)
 CHANGED = "memoriesChanged"
 BULK_ACTIONS = ("archive", "unarchive", "forget")
 
