@@ -17,7 +17,7 @@ import pytest
 
 from providers.base import ProviderError
 from providers.byterover import ByteRoverProvider
-from tests.providers.contract import ContractSuite
+from tests.providers.contract import ContractSuite, without_fault_injection
 
 pytestmark = [
     pytest.mark.integration,
@@ -63,18 +63,11 @@ def processes_mentioning(marker: str) -> list[int]:
     return found
 
 
+@without_fault_injection("test_bad_credentials_are_permanent_and_never_echo_the_key")
 class TestByteRoverRealContract(ContractSuite):
-    """The shared suite through the real CLI; fault injection and credentials do not apply to it."""
+    """The shared suite through the real CLI (local, without credentials)."""
 
     second_space = {"workingDirectory": "second"}
-
-    @pytest.fixture
-    def bad_credentials_provider(self):
-        return None
-
-    @pytest.fixture
-    def fake(self):
-        return None
 
 
 def test_status_is_the_real_cli_in_the_working_directory(brv):

@@ -13,7 +13,7 @@ import pytest
 
 from providers.base import ProviderError
 from providers.hindsight import HindsightProvider
-from tests.providers.contract import ContractSuite, eventually
+from tests.providers.contract import ContractSuite, eventually, without_fault_injection
 
 pytestmark = [
     pytest.mark.integration,
@@ -47,18 +47,15 @@ def hs(make_provider):
     return make_provider()
 
 
+@without_fault_injection()
 class TestHindsightRealContract(ContractSuite):
-    """The shared contract suite on the real server; its fault injection needs a fake, so those tests skip."""
+    """The shared contract suite on the real server."""
 
     second_space = {"bankId": new_bank()}
 
     @pytest.fixture
     def bad_credentials_provider(self, make_provider):
         return make_provider(apiKey="wrong-key-987654")
-
-    @pytest.fixture
-    def fake(self):
-        return None
 
 
 def retain_directly(provider: HindsightProvider, items: list[dict]) -> None:
