@@ -42,8 +42,8 @@ bench: $(VENV)/.dev
 	$(PY) -m bench
 
 # The adapters against real provider servers on loopback: OpenViking, Hindsight (on Postgres + pgvector)
-# and ByteRover's `brv`, each installed once into its own directory (about 8 minutes and 3.5 GB the
-# first time, 1 minute after that; see the README). Not part of `make test`.
+# and ByteRover's `brv`, each installed once into its own directory (about 11 minutes and 3.6 GB the
+# first time, 2 minutes after that; see the README). Not part of `make test`.
 OV_VENV ?= /tmp/ov-venv
 HS_VENV ?= /tmp/hs-venv
 BRV_DIR ?= /tmp/brv
