@@ -7,7 +7,8 @@
   excerpts brv's own search put in the sandbox (or "not covered" when it found nothing). Any other
   chat gets a short text answer. Streams (SSE) when asked, as brv always does.
 - GET anything: 200 `{}`, so brv's cloud discovery (pointed here) fails soft instead of hanging.
-- GET /_log: the chat requests seen, for tests that assert whether the model was asked.
+- GET /_log: the chat requests seen, each with the brv task it served ("curate", "query" or ""),
+  for tests that assert whether the model was asked.
 
 Stdlib only; run as `python3 model_stub.py PORT`.
 """
@@ -55,20 +56,21 @@ def embed(text):
 
 
 def reply(body):
-    """The assistant's next message: one `code_exec` call to start a brv task, else plain text."""
+    """The brv task a chat serves and the assistant's next message: a `code_exec` call that starts the
+    task, else plain text."""
     messages = body.get("messages") or []
     asked = "\n".join(str(m.get("content")) for m in messages if m.get("role") == "user")
     tools = {t.get("function", {}).get("name") for t in body.get("tools") or []}
-    code = None
-    if "code_exec" in tools and not any(m.get("role") == "tool" for m in messages):
-        if match := CURATE_CTX.search(asked):
-            title = "note " + hashlib.sha1(asked.encode()).hexdigest()[:8]
-            code = CURATE_CODE % {"ctx": match.group(1), "title": json.dumps(title)}
-        elif match := QUERY_RESULTS.search(asked):
-            code = QUERY_CODE % {"results": match.group(1)}
-    if code is None:
-        return {"role": "assistant", "content": "Done."}
-    return {"role": "assistant", "content": None, "tool_calls": [{
+    curate, query = CURATE_CTX.search(asked), QUERY_RESULTS.search(asked)
+    task = "curate" if curate else "query" if query else ""
+    if "code_exec" not in tools or any(m.get("role") == "tool" for m in messages) or not task:
+        return task, {"role": "assistant", "content": "Done."}
+    if curate:
+        title = "note " + hashlib.sha1(asked.encode()).hexdigest()[:8]
+        code = CURATE_CODE % {"ctx": curate.group(1), "title": json.dumps(title)}
+    else:
+        code = QUERY_CODE % {"results": query.group(1)}
+    return task, {"role": "assistant", "content": None, "tool_calls": [{
         "id": "call_1", "type": "function",
         "function": {"name": "code_exec", "arguments": json.dumps({"code": code})}}]}
 
@@ -97,9 +99,9 @@ class Handler(BaseHTTPRequestHandler):
                                "usage": {"prompt_tokens": 1, "total_tokens": 1},
                                "data": [{"object": "embedding", "index": i, "embedding": embed(t)}
                                         for i, t in enumerate(inputs)]})
-        message = reply(body)
+        task, message = reply(body)
         with chats_lock:
-            chats.append({"path": self.path, "tool_calls": bool(message.get("tool_calls"))})
+            chats.append({"path": self.path, "task": task, "tool_calls": bool(message.get("tool_calls"))})
         finish = "tool_calls" if message.get("tool_calls") else "stop"
         base = {"id": "stub", "created": int(time.time()), "model": body.get("model", "stub")}
         if not body.get("stream"):

@@ -47,9 +47,10 @@ def brv(make_provider):
     return make_provider()
 
 
-def model_calls() -> int:
+def query_chats() -> int:
+    """How often brv has asked the model stub to help answer a query (background chats don't count)."""
     with urllib.request.urlopen(os.environ["MEMORYHUB_IT_STUB_URL"] + "/_log", timeout=5) as response:
-        return len(json.load(response))
+        return sum(chat["task"] == "query" for chat in json.load(response))
 
 
 def processes_mentioning(marker: str) -> list[int]:
@@ -88,9 +89,9 @@ def test_curate_writes_the_context_tree_and_query_finds_it(brv):
 
 
 def test_a_query_with_nothing_in_the_tree_is_empty_without_asking_the_model(brv):
-    before = model_calls()
+    before = query_chats()
     assert brv.search("What is the retention period of the audit log?") == []
-    assert model_calls() == before
+    assert query_chats() == before
 
 
 def test_query_text_is_one_argument_never_a_flag_or_shell(brv, tmp_path):
