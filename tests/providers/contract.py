@@ -7,6 +7,7 @@ Subclass as `class TestXContract(ContractSuite)` and provide fixtures:
             and .restart(); None when the kind does no network I/O (the fault tests then skip)
 and set the class attribute `second_space` to space overrides naming another space on the same service
 (None skips the isolation test). A fake may also list "wrongtypes"/"missingfields" in `extra_faults`.
+Against a real server, decorate the subclass with `without_fault_injection` instead of providing `fake`.
 """
 
 from __future__ import annotations
@@ -85,6 +86,26 @@ def find(provider: Provider, text: str) -> Record | None:
     caps = provider.capabilities
     records = provider.search(text, limit=20) if caps.search else provider.browse(limit=200)
     return next((r for r in records if text in r.text), None)
+
+
+NEEDS_A_FAKE = (
+    "test_malformed_upstream_data_is_a_provider_error", "test_slow_upstream_times_out_quickly",
+    "test_server_error_is_not_permanent", "test_oversized_response_is_refused",
+    "test_dropped_connection_is_a_provider_error", "test_a_write_that_may_have_landed_is_never_committed",
+    "test_writes_survive_a_server_restart",
+)
+
+
+def without_fault_injection(*also: str):
+    """Class decorator for a suite run against a real server: leaves out the tests that need a fake to
+    misbehave on cue (and `also`, tests that do not apply to the kind), rather than skipping them."""
+
+    def drop(cls: type) -> type:
+        for name in (*NEEDS_A_FAKE, *also):
+            setattr(cls, name, None)
+        return cls
+
+    return drop
 
 
 class ContractSuite:

@@ -68,9 +68,11 @@ def test_curate_then_query_in_the_workspace(make, log, tmp_path):
     assert receipt.state == "accepted" and not receipt.provider_id
     [record] = provider.search("jwt expiry")
     assert "fifteen minutes" in record.text and record.extra["sources"][0].startswith(".brv/context-tree/")
+    assert receipt.detail["files"][0].endswith(".md")
     calls = log()
-    assert [c["argv"] for c in calls] == [["curate", "--", "[auth] The JWT expiry is fifteen minutes."],
-                                          ["query", "--", "jwt expiry"]]
+    assert [c["argv"] for c in calls] == [
+        ["curate", "--format", "json", "--", "[auth] The JWT expiry is fifteen minutes."],
+        ["query", "--format", "json", "--", "jwt expiry"]]
     assert all(c["cwd"] == str(tmp_path / "ws") and c["has_key"] for c in calls)
 
 
@@ -80,12 +82,12 @@ def test_query_without_hits_is_empty(make):
 
 def test_query_text_that_looks_like_a_flag_stays_an_argument(make, log):
     make().search("--help; rm -rf / $(reboot)")
-    assert log()[0]["argv"] == ["query", "--", "--help; rm -rf / $(reboot)"]
+    assert log()[0]["argv"] == ["query", "--format", "json", "--", "--help; rm -rf / $(reboot)"]
 
 
-def test_status(make):
+def test_status(make, tmp_path):
     status = make().status()
-    assert status["healthy"] and "Context Tree" in status["output"]
+    assert status["healthy"] and status["version"] == "3.14.0" and status["project"] == str(tmp_path / "ws")
 
 
 def test_working_directory_overrides(make, tmp_path):
@@ -128,10 +130,26 @@ def test_failure_exit_codes(make, monkeypatch):
         make().search("anything")
 
 
-def test_output_is_capped(make, monkeypatch):
+def test_a_failure_under_exit_status_zero_is_still_a_failure(make, monkeypatch):
+    monkeypatch.setenv("BRV_FAKE_FAIL", "No provider connected.")
+    receipt = make().remember("x")
+    assert receipt.state == "failed" and "No provider connected." in receipt.error
+    for call in (lambda: make().search("anything"), lambda: make().status()):
+        with pytest.raises(ProviderError, match="No provider connected."):
+            call()
+
+
+def test_a_curate_task_that_failed_midway_is_unknown(make, monkeypatch):
+    monkeypatch.setenv("BRV_FAKE_TASK_FAIL", "LLM provider error")
+    receipt = make().remember("x")
+    assert receipt.state == "unknown" and "LLM provider error" in receipt.error
+
+
+def test_output_over_the_cap_is_refused(make, monkeypatch):
     monkeypatch.setenv("BRV_FAKE_HUGE", str(3 * 1024 * 1024))
-    [record] = make(_max_bytes=64 * 1024).search("anything")
-    assert len(record.text) == 64 * 1024 and record.extra["truncated"]
+    with pytest.raises(ProviderError, match="cap"):
+        make(_max_bytes=64 * 1024).search("anything")
+    assert make(_max_bytes=64 * 1024).remember("x").state == "unknown"
 
 
 def test_environment_is_minimal_and_secrets_stay_out_of_output(make, log, monkeypatch):
