@@ -52,7 +52,7 @@ class LiveHub:
                 return
             except OSError:
                 if time.monotonic() > deadline or self.proc.poll() is not None:
-                    self.proc.kill()
+                    self.close()
                     raise AssertionError(self.proc.stdout.read())
                 time.sleep(0.2)
 
@@ -69,6 +69,13 @@ class LiveHub:
         return output
 
     def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
+        """Stop it the way a service manager would (SIGTERM: `serve` stops gunicorn and waits);
+        a hard kill of `serve` alone would orphan gunicorn, which runs in its own session."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=40)
+        except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()

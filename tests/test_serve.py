@@ -53,13 +53,13 @@ def served(tmp_path):
             break
         except OSError:
             if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise AssertionError(proc.stdout.read())
+                proc.terminate()
+                raise AssertionError(proc.communicate(timeout=40)[0])
             time.sleep(0.3)
     yield base, env, proc
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
+    if proc.poll() is None:  # a failed test left it running: SIGTERM, so `serve` stops gunicorn and the worker
+        proc.terminate()
+        proc.wait(timeout=40)
 
 
 def test_served_hub_answers_agents_over_http_and_stops_cleanly(served):
