@@ -63,7 +63,7 @@ def seed_space(space, count: int, seed: int = 1, batch: int = 2000) -> None:
             rows.append(Entry(
                 space=space, kind="turn", body=body, title=title, summary=title, category=rng.choice(CATEGORIES),
                 at=now - timedelta(minutes=rng.randint(0, 525_600)), session_id=f"bench-{(made + i) // 20}",
-                content_hash=content_hash(Draft(body=body, title=title)) + f"{made + i}", hits=rng.randint(0, 3),
+                content_hash=content_hash(Draft(body=f"{body}\n{made + i}", title=title)), hits=rng.randint(0, 3),
             ))
         with transaction.atomic():
             Entry.objects.bulk_create(rows, batch_size=500)
