@@ -67,6 +67,7 @@ class Entry(models.Model):
             # Every write looks for a repeated key and a byte-identical entry first.
             models.Index(fields=["space", "idempotency_key"], name="entry_space_idempotency"),
             models.Index(fields=["space", "content_hash"], name="entry_space_content_hash"),
+            models.Index(fields=["space", "origin"], name="entry_space_origin"),  # the dashboard's origin filter
         ]
         constraints = [
             models.UniqueConstraint(

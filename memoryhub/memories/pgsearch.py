@@ -76,9 +76,9 @@ def ranked(tokens: list[str], every: bool, where: list[str], params: list,
     if not terms:
         return []
     sql = f"""
-        WITH stats AS (
+        WITH stats AS MATERIALIZED (
           SELECT count(fts_length)::float8 AS n, coalesce(avg(fts_length), 1)::float8 AS avgdl FROM memories_entry
-        ), terms AS (
+        ), terms AS MATERIALIZED (  -- once per query: inlined, the count below would run for every matched row
           SELECT t.lexeme, greatest(ln((stats.n - d.c + 0.5) / (d.c + 0.5)), 1e-6) AS idf
           FROM unnest(%s::text[]) AS t(lexeme) CROSS JOIN stats
           CROSS JOIN LATERAL (SELECT count(*)::float8 AS c FROM memories_entry

@@ -11,6 +11,7 @@ from datetime import datetime, time, timedelta
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import connection
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -40,7 +41,16 @@ BULK_ACTIONS = ("archive", "unarchive", "forget")
 
 
 def space_origins(space: MemorySpace) -> list[str]:
-    return sorted(Entry.objects.filter(space=space).order_by().values_list("origin", flat=True).distinct()[:50])
+    """The origins present in a space, for the filter: one index probe per origin (a loose index scan
+    on entry_space_origin) instead of reading every entry, which took 120 ms at 100k on PostgreSQL."""
+    table = Entry._meta.db_table
+    with connection.cursor() as cur:
+        cur.execute(
+            f"WITH RECURSIVE o(origin) AS (SELECT min(origin) FROM {table} WHERE space_id = %s UNION ALL "
+            f"SELECT (SELECT min(origin) FROM {table} WHERE space_id = %s AND origin > o.origin) FROM o "
+            "WHERE o.origin IS NOT NULL) SELECT origin FROM o WHERE origin IS NOT NULL LIMIT 50",
+            [space.pk, space.pk])
+        return [row[0] for row in cur.fetchall()]
 
 
 def filtered(space: MemorySpace, form: MemoryFilterForm) -> QuerySet:
