@@ -61,7 +61,11 @@ def trim_jobs(days: int) -> int:
 
 
 def optimize_storage() -> list[str]:
-    """FTS5 merge, PRAGMA optimize, VACUUM — SQLite only, and only outside a transaction."""
+    """FTS5 merge, PRAGMA optimize, VACUUM, then a WAL checkpoint — SQLite only, outside a transaction.
+
+    VACUUM writes the whole database through the write-ahead log; until that is checkpointed
+    and truncated the log is as big as the database and every read looks pages up in it.
+    """
     if connection.vendor != "sqlite":
         return []
     done = []
@@ -72,6 +76,7 @@ def optimize_storage() -> list[str]:
         _while_quiet(cur, "PRAGMA optimize", "optimize", done)
         if not connection.in_atomic_block:
             _while_quiet(cur, "VACUUM", "vacuum", done)
+            _while_quiet(cur, "PRAGMA wal_checkpoint(TRUNCATE)", "wal-checkpoint", done)
     return done
 
 
