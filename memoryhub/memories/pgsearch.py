@@ -8,6 +8,7 @@ constants and idf, so ranks match the SQLite backend.
 
 from __future__ import annotations
 
+import time
 import unicodedata
 
 from django.db import connection
@@ -15,6 +16,9 @@ from django.db import connection
 CONFIG = "simple"
 GIN_INDEX = "memories_entry_fts_gin"
 K1, B = 1.2, 0.75
+STATS_TTL = 120
+STATS_CACHE_FROM = 5000  # entries; below this the statistics are exact on every query
+_stats_cache: tuple[float, float, float] | None = None  # (when read, entries, mean length)
 
 
 def create(conn) -> None:
@@ -63,6 +67,23 @@ def doc_counts(tokens: list[str]) -> dict[str, int]:
         return dict(cur.fetchall())
 
 
+def corpus_stats() -> tuple[float, float]:
+    """(indexed entries, mean token count) for BM25's idf and length norm.
+
+    Reading them scans the whole table (125 ms at 100k entries), so a big corpus's figures, which
+    move slowly, are reused for STATS_TTL seconds; a small one is read every time (it is cheap).
+    """
+    global _stats_cache
+    now = time.monotonic()
+    if _stats_cache and now - _stats_cache[0] < STATS_TTL:
+        return _stats_cache[1], _stats_cache[2]
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(fts_length)::float8, coalesce(avg(fts_length), 1)::float8 FROM memories_entry")
+        n, avgdl = cur.fetchone()
+    _stats_cache = (now, n, avgdl) if n >= STATS_CACHE_FROM else None
+    return n, avgdl
+
+
 def tsquery(terms: list[str], every: bool = False) -> str:
     """An OR (or, with `every`, AND) tsquery of quoted lexemes (no operator injection)."""
     return (" & " if every else " | ").join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
@@ -76,9 +97,7 @@ def ranked(tokens: list[str], every: bool, where: list[str], params: list,
     if not terms:
         return []
     sql = f"""
-        WITH stats AS MATERIALIZED (
-          SELECT count(fts_length)::float8 AS n, coalesce(avg(fts_length), 1)::float8 AS avgdl FROM memories_entry
-        ), terms AS MATERIALIZED (  -- once per query: inlined, the count below would run for every matched row
+        WITH stats AS MATERIALIZED (SELECT %s::float8 AS n, %s::float8 AS avgdl), terms AS MATERIALIZED (  -- once per query: inlined, the count below would run for every matched row
           SELECT t.lexeme, greatest(ln((stats.n - d.c + 0.5) / (d.c + 0.5)), 1e-6) AS idf
           FROM unnest(%s::text[]) AS t(lexeme) CROSS JOIN stats
           CROSS JOIN LATERAL (SELECT count(*)::float8 AS c FROM memories_entry
@@ -95,5 +114,5 @@ def ranked(tokens: list[str], every: bool, where: list[str], params: list,
         GROUP BY e.id, e.hits, e.kind
         ORDER BY score DESC, e.id LIMIT %s"""
     with connection.cursor() as cur:
-        cur.execute(sql, [terms, tsquery(terms, every), *params, limit])
+        cur.execute(sql, [*corpus_stats(), terms, tsquery(terms, every), *params, limit])
         return cur.fetchall()
