@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memoryhub import llm
-from memoryhub.memories import gc, pipeline, store
+from memoryhub.memories import pipeline, store
 from memoryhub.memories.models import ConsolidationRun, Entry, Topic
 from memoryhub.memories.text import clip, overlap, token_set, tokenize
 from memoryhub.spaces import space_settings
@@ -245,7 +245,7 @@ def undo(run: ConsolidationRun, *, actor: str = "") -> list[ConsolidationRun]:
     for each in runs:
         with transaction.atomic():
             Entry.objects.filter(pk__in=each.archived, archived=True).update(archived=False)
-            gc.recount_cap(run.space)
+            run.space.recount_cap()
             for loser, winner in each.merged.items():
                 Entry.objects.filter(pk=int(loser), merged_into_id=winner).update(merged_into=None)
             for digest_id, turn_ids in each.digested.items():

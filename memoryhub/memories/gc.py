@@ -99,7 +99,7 @@ def enforce_cap(entry: Entry, cap: int) -> int:
     A space `cap - count` entries below its cap needs that many new entries to pass it, and
     every new entry takes a higher id, so the next count waits until ids reach that far
     (counting a big space on every write would cost more than the write). Whatever makes
-    entries recallable again without new ids calls recount_cap().
+    entries recallable again without new ids calls MemorySpace.recount_cap().
     """
     space = entry.space
     if entry.pk < space.cap_check_from:
@@ -109,12 +109,6 @@ def enforce_cap(entry: Entry, cap: int) -> int:
     space.cap_check_from = entry.pk + max(cap - (count - archived), 1)
     MemorySpace.objects.filter(pk=space.pk).update(cap_check_from=space.cap_check_from)
     return archived
-
-
-def recount_cap(space: MemorySpace) -> None:
-    """Entries came back (unarchived, undone) or the cap changed: count at the next write."""
-    MemorySpace.objects.filter(pk=space.pk).update(cap_check_from=0)
-    space.cap_check_from = 0
 
 
 def archive_weakest(space: MemorySpace, over: int, cap: int, *, keep: int | None = None) -> int:

@@ -229,6 +229,6 @@ def archive(entries: list[Entry], archived: bool = True, actor: str = "") -> int
     with transaction.atomic():
         count = Entry.objects.filter(pk__in=[e.pk for e in entries]).update(archived=archived)
         if not archived:
-            MemorySpace.objects.filter(pk=space.pk).update(cap_check_from=0)  # maxEntries counts again
+            space.recount_cap()
         log_op(space, "archive" if archived else "unarchive", "", f"ids={','.join(str(e.pk) for e in entries)}"[:2000], actor)
     return count

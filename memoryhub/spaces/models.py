@@ -80,6 +80,11 @@ class MemorySpace(models.Model):
     class Meta:
         ordering = ["slug"]
 
+    def recount_cap(self) -> None:
+        """Entries came back (unarchived, undone) or maxEntries changed: count at the next write."""
+        MemorySpace.objects.filter(pk=self.pk).update(cap_check_from=0)
+        self.cap_check_from = 0
+
     def __str__(self) -> str:
         return self.slug
 

@@ -47,8 +47,9 @@ def space_settings_page(request: HttpRequest, slug: str) -> HttpResponse:
         if request.POST.get("reset"):
             record(request.user.get_username(), "space.settings.reset", space.slug, user=request.user,
                    before=space.settings)
-            space.settings, space.cap_check_from = {}, 0
-            space.save(update_fields=["settings", "cap_check_from"])
+            space.settings = {}
+            space.save(update_fields=["settings"])
+            space.recount_cap()
             messages.info(request, _("Settings reset to the global defaults."))
             return redirect("dashboard:space_settings", slug=space.slug)
         posted = {key: parse(rule, request.POST.get(key)) for key, rule in space_settings.RULES.items()}
@@ -59,8 +60,8 @@ def space_settings_page(request: HttpRequest, slug: str) -> HttpResponse:
             changed = {k: [current.get(k), clean[k]] for k in clean if clean[k] != current.get(k)}
             space.settings = {**{k: v for k, v in (space.settings or {}).items() if k not in space_settings.RULES},
                               **overrides}
-            space.cap_check_from = 0  # a new maxEntries counts at the next write
-            space.save(update_fields=["settings", "cap_check_from"])
+            space.save(update_fields=["settings"])
+            space.recount_cap()
             if changed:
                 record(request.user.get_username(), "space.settings", space.slug, user=request.user, changed=changed)
             messages.info(request, _("Settings saved; they apply from the next call."))
