@@ -13,7 +13,7 @@ import pytest
 
 from providers.base import ProviderError
 from providers.hindsight import HindsightProvider
-from tests.providers.contract import ContractSuite, eventually, without_fault_injection
+from tests.providers.contract import ContractSuite, eventually, provider_factory, without_fault_injection
 
 pytestmark = [
     pytest.mark.integration,
@@ -29,17 +29,10 @@ def new_bank() -> str:
 @pytest.fixture
 def make_provider():
     """Providers on one fresh bank per test (overrides merge into the config); all closed afterwards."""
-    made, bank = [], new_bank()
-
-    def make(**overrides):
-        config = {"endpoint": os.environ.get("MEMORYHUB_IT_HINDSIGHT_URL"),
-                  "apiKey": os.environ.get("MEMORYHUB_IT_HINDSIGHT_KEY"), "bankId": bank, "_timeout": 30, **overrides}
-        made.append(HindsightProvider(config))
-        return made[-1]
-
-    yield make
-    for provider in made:
-        provider.close()
+    config = {"endpoint": os.environ.get("MEMORYHUB_IT_HINDSIGHT_URL"),
+              "apiKey": os.environ.get("MEMORYHUB_IT_HINDSIGHT_KEY"), "bankId": new_bank(), "_timeout": 30}
+    with provider_factory(HindsightProvider, config) as make:
+        yield make
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import pytest
 
 from providers.base import ProviderError
 from providers.openviking import OpenVikingProvider
+from tests.providers.contract import provider_factory
 
 pytestmark = [
     pytest.mark.integration,
@@ -18,19 +19,12 @@ pytestmark = [
 
 @pytest.fixture
 def make():
-    made = []
-
-    def make(**overrides):
-        config = {"endpoint": os.environ.get("MEMORYHUB_IT_OPENVIKING_URL"),
-                  "apiKey": os.environ.get("MEMORYHUB_IT_OPENVIKING_KEY"),
-                  "account": os.environ.get("MEMORYHUB_IT_OPENVIKING_ACCOUNT"),
-                  "discoveryUser": os.environ.get("MEMORYHUB_IT_OPENVIKING_USER"), "_timeout": 30, **overrides}
-        made.append(OpenVikingProvider(config))
-        return made[-1]
-
-    yield make
-    for provider in made:
-        provider.close()
+    config = {"endpoint": os.environ.get("MEMORYHUB_IT_OPENVIKING_URL"),
+              "apiKey": os.environ.get("MEMORYHUB_IT_OPENVIKING_KEY"),
+              "account": os.environ.get("MEMORYHUB_IT_OPENVIKING_ACCOUNT"),
+              "discoveryUser": os.environ.get("MEMORYHUB_IT_OPENVIKING_USER"), "_timeout": 30}
+    with provider_factory(OpenVikingProvider, config) as make:
+        yield make
 
 
 def test_user_key_discovery_accepts_the_real_root(make):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from contextlib import contextmanager
 from typing import Any, Callable, ClassVar
 
 import pytest
@@ -41,21 +42,30 @@ def adapter_fixtures(fake_class: type, provider_class: type, config: Callable[[A
 
     @pytest.fixture
     def make_provider(fake):
-        made = []
-
-        def make(**overrides):
-            made.append(provider_class({**config(fake), **overrides}))
-            return made[-1]
-
-        yield make
-        for provider in made:
-            provider.close()
+        with provider_factory(provider_class, config(fake)) as make:
+            yield make
 
     @pytest.fixture
     def bad_credentials_provider(make_provider):
         return make_provider(apiKey=bad_key)
 
     return fake, make_provider, bad_credentials_provider
+
+
+@contextmanager
+def provider_factory(provider_class: type, config: dict[str, Any]):
+    """`make(**overrides)` builds a provider on `config` with the overrides merged in; all are closed on exit."""
+    made: list[Provider] = []
+
+    def make(**overrides: Any) -> Provider:
+        made.append(provider_class({**config, **overrides}))
+        return made[-1]
+
+    try:
+        yield make
+    finally:
+        for provider in made:
+            provider.close()
 
 
 def eventually(probe: Callable[[], Any], seconds: float = 3.0) -> Any:

@@ -4,7 +4,7 @@ import pytest
 
 from providers.base import ProviderError
 from providers.mem0 import Mem0Provider
-from tests.providers.contract import ContractSuite
+from tests.providers.contract import ContractSuite, provider_factory
 from tests.providers.fakes.mem0 import Mem0Fake
 
 
@@ -22,17 +22,9 @@ def mode(request):
 
 @pytest.fixture
 def make_provider(fake, mode):
-    made = []
-
-    def make(**overrides):
-        config = {"endpoint": fake.url, "apiKey": fake.api_key, "mode": mode, "userId": "alice",
-                  "agentId": "hub", **overrides}
-        made.append(Mem0Provider(config))
-        return made[-1]
-
-    yield make
-    for provider in made:
-        provider.close()
+    config = {"endpoint": fake.url, "apiKey": fake.api_key, "mode": mode, "userId": "alice", "agentId": "hub"}
+    with provider_factory(Mem0Provider, config) as make:
+        yield make
 
 
 @pytest.fixture
