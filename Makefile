@@ -28,7 +28,7 @@ test: $(VENV)/.dev
 test-postgres: $(VENV)/.dev
 	@test -n "$$DATABASE_URL" -a -n "$$REDIS_URL" || { echo "set DATABASE_URL and REDIS_URL (.ci/services start DIR)"; exit 2; }
 	$(PY) -m pytest -m "not browser" tests/test_api_*.py tests/test_native_store.py tests/test_jobs.py \
-		tests/test_facts.py tests/test_topics.py tests/test_memory_growth_api.py tests/test_security.py \
+		tests/test_facts.py tests/test_topics.py tests/test_enrich.py tests/test_memory_growth_api.py tests/test_security.py \
 		tests/test_faults.py tests/test_postgres_redis.py tests/test_postgres_search.py
 
 backup: $(VENV)/.runtime

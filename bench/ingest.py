@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -52,6 +53,34 @@ class Server:
     def manage(self, *args: str) -> str:
         return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, check=True,
                               capture_output=True, text=True).stdout
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU time so far of the server's processes by role (web, worker), read from /proc (Linux)."""
+        children: dict[int, list[int]] = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                pid, ppid = int(stat.parent.name), int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(pid)
+        totals = {"web": 0.0, "worker": 0.0}
+        stack = list(children.get(self.proc.pid, []))
+        while stack:
+            pid = stack.pop()
+            stack += children.get(pid, [])
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            role = "worker" if b"qcluster" in command else "web"
+            totals[role] += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return totals
+
+    def pending_enrichment(self) -> int:
+        """Entries still waiting for the worker's edges and topic."""
+        with sqlite3.connect(f"file:{self.env['MEMORYHUB_DATA_DIR']}/memoryhub.sqlite3?mode=ro", uri=True) as db:
+            return db.execute("SELECT count(*) FROM memories_entry WHERE enrich_pending").fetchone()[0]
 
     def stop(self) -> None:
         self.proc.send_signal(signal.SIGINT)
@@ -116,8 +145,15 @@ def run() -> dict:
         result = {}
         for name, fn, clients in (("health x8", health, 8), ("spaces x8", listing, 8),
                                   ("turns x1", turn, 1), ("turns x8", turn, 8)):
+            cpu_before, client_before = server.cpu_seconds(), time.process_time()
             ok, failed = hammer(clients, fn)
-            result[name] = (ok / SECONDS, failed)
+            cpu = {role: spent - cpu_before[role] for role, spent in server.cpu_seconds().items()}
+            cpu["client"] = time.process_time() - client_before
+            result[name] = (ok / SECONDS, failed, {role: spent / max(ok, 1) * 1000 for role, spent in cpu.items()})
+        started = time.monotonic()
+        while server.pending_enrichment() and time.monotonic() - started < 120:
+            time.sleep(0.2)
+        result["backlog"] = (server.pending_enrichment(), time.monotonic() - started)
         return result
     finally:
         server.stop()
@@ -126,7 +162,11 @@ def run() -> dict:
 def report(result: dict) -> str:
     lines = [f"HTTP over {SECONDS} s per phase (gunicorn + uvicorn, 2 web workers + 1 job worker, SQLite WAL;"
              " keep-alive client threads; health and spaces are the baselines):"]
-    for name, (rate, failed) in result.items():
-        lines.append(f"  {name:<10} {rate:7.1f} req/s   failed {failed}")
+    backlog, drained = result.pop("backlog")
+    for name, (rate, failed, cpu) in result.items():
+        spent = "  ".join(f"{role} {ms:5.2f}" for role, ms in cpu.items())
+        lines.append(f"  {name:<10} {rate:7.1f} req/s   failed {failed}   CPU ms per request: {spent}")
+    lines.append(f"  edges and topics of the last phase's turns done by the worker {drained:.1f} s after it"
+                 + (f" ({backlog} still pending)" if backlog else ""))
     lines.append("target: ingest >= 300 turns/s over HTTP with 8 clients")
     return "\n".join(lines)

@@ -30,7 +30,7 @@ def fts5_relevance(docs: dict[int, str], query: str) -> dict[int, float]:
     db.execute("CREATE VIRTUAL TABLE t USING fts5(tokens, tokenize = 'unicode61 remove_diacritics 2')")
     db.executemany("INSERT INTO t(rowid, tokens) VALUES (?, ?)", docs.items())
     plans = search.query_plans(query)
-    expression = search.match_expression(*plans[0]) if plans else ""
+    expression = search.match_expression(plans[0].tokens, plans[0].joiner) if plans else ""
     if not expression:
         return {}
     return {rowid: -score for rowid, score in db.execute("SELECT rowid, bm25(t) FROM t WHERE t MATCH ?", [expression])}

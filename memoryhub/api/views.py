@@ -125,7 +125,7 @@ def turns(request: HttpRequest, call: Call):
     key = A.text(body, "idempotency_key", max_len=200)
     agent_context = A.choice(body, "agent_context", AGENT_CONTEXTS, default="primary") or "primary"
     space = write_space(call, body)
-    call.session(session_id)
+    call.touch_session(session_id)
     if not records(space, agent_context):
         return {"entry": None, "facts": {"asserted": [], "invalidated": []}, "redactions": 0,
                 "skipped": f"{agent_context} turns are not archived in {space.slug}"}, 200

@@ -55,6 +55,8 @@ class Entry(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
     deleted_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Waiting for the worker to add its edges and topic (enrich.py); a write only marks it.
+    enrich_pending = models.BooleanField(default=False, editable=False)
 
     objects = EntryQuerySet.as_manager()
 
@@ -68,6 +70,7 @@ class Entry(models.Model):
             models.Index(fields=["space", "idempotency_key"], name="entry_space_idempotency"),
             models.Index(fields=["space", "content_hash"], name="entry_space_content_hash"),
             models.Index(fields=["space", "origin"], name="entry_space_origin"),  # the dashboard's origin filter
+            models.Index(fields=["space", "at"], condition=models.Q(enrich_pending=True), name="entry_enrich_pending"),
         ]
         constraints = [
             models.UniqueConstraint(

@@ -10,8 +10,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from memoryhub import sql
 from memoryhub.jobs import runner
-from memoryhub.memories import facts, gc, persona, store, topics
+from memoryhub.memories import facts, gc, persona, store
 from memoryhub.memories.models import Entry, RemoteWrite
 from memoryhub.memories.text import classify, clip, first_sentence
 from memoryhub.spaces import space_settings
@@ -44,11 +45,14 @@ def write(space: MemorySpace, draft: store.Draft, *, actor: str = "", fact_text:
     """Write a redacted draft to its space: natively in one transaction, or through the space's provider."""
     if not space.is_native:
         return write_remote(space, draft)
-    with transaction.atomic():
-        entry, created = store.write(space, draft, actor=actor)
+    # Pure work first, so the transaction holds SQLite's one write lock only for the statements.
+    claims = facts.extract(fact_text if fact_text is not None else draft.body) if draft.kind in ("turn", "note") else []
+    prepared = store.prepare(space, draft)
+    with sql.one_writer(), transaction.atomic():
+        entry, created = store.write(space, draft, actor=actor, prepared=prepared)
         result = Written(space, entry=entry, created=created, redactions=draft.redactions)
         if created:
-            grow(entry, result, fact_text if fact_text is not None else draft.body)
+            grow(entry, result, claims)
             export.schedule(space)
     return result
 
@@ -87,15 +91,16 @@ def write_remote(space: MemorySpace, draft: store.Draft) -> Written:
     return Written(space, receipt=receipt, redactions=draft.redactions)
 
 
-def grow(entry: Entry, result: Written, fact_text: str) -> None:
-    """Native extras after a new entry: facts from what the user said, the turn's topic, the persona counter."""
+def grow(entry: Entry, result: Written, claims: list[facts.Claim]) -> None:
+    """Native extras after a new entry: facts from what the user said, the persona counter, the cap.
+
+    Edges and the turn's topic come later, from the worker (enrich.py)."""
     if entry.kind in ("turn", "note"):
-        changes = facts.apply_claims(entry.space, facts.extract(fact_text), source_entry=entry, origin=entry.origin)
+        changes = facts.apply_claims(entry.space, claims, source_entry=entry, origin=entry.origin)
         result.facts = {"asserted": [facts.fact_to_dict(f) for f in changes.asserted],
                         "invalidated": [facts.fact_to_dict(f) for f in changes.invalidated]}
     config = space_settings.effective(entry.space)
     if entry.kind == "turn":
-        topics.assign(entry)
         if config["autoSummarize"] and settings.MEMORYHUB["LLM_BASE_URL"]:
             runner.enqueue("summarize", space=entry.space, params={"entry": entry.pk})
     if persona.note_new_entry(entry.space):

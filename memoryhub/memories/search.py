@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from django.db import connection
 
@@ -30,6 +30,7 @@ _doc_count_cache: dict[str, tuple[float, int]] = {}  # token -> (when counted, e
 HIT_BOOST = 0.12
 DIGEST_BOOST = 1.3
 CANDIDATES = 200
+RECENT_WINDOW = 20_000  # the newest entries a query of only common words scores first
 INNER_CAP = 2000
 
 
@@ -59,15 +60,17 @@ def document_tokens(entry) -> list[str]:
     return tokenize(" ".join(p for p in parts if p))
 
 
-def index(entry, *, new: bool = False) -> None:
-    """(Re)index one entry; call inside the write's transaction. A new entry has no old row to drop."""
+def index(entry, *, new: bool = False, tokens: list[str] | None = None) -> None:
+    """(Re)index one entry; call inside the write's transaction. A new entry has no old row to drop,
+    and its tokens may come worked out already (before the transaction took the write lock)."""
+    tokens = document_tokens(entry) if tokens is None else tokens
     if connection.vendor == "postgresql":
-        pgsearch.index(entry.pk, document_tokens(entry))
+        pgsearch.index(entry.pk, tokens)
         return
     with connection.cursor() as cur:
         if not new:
             cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid = %s", [entry.pk])
-        cur.execute(f"INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (%s, %s)", [entry.pk, " ".join(document_tokens(entry))])
+        cur.execute(f"INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (%s, %s)", [entry.pk, " ".join(tokens)])
 
 
 def unindex(entry_ids: Iterable[int]) -> None:
@@ -81,21 +84,34 @@ def unindex(entry_ids: Iterable[int]) -> None:
         cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid IN ({','.join(['%s'] * len(ids))})", ids)
 
 
-def query_plans(query: str) -> list[tuple[list[str], str]]:
-    """(tokens, " OR " | " AND ") queries to try in turn for `query`.
+class Plan(NamedTuple):
+    tokens: list[str]
+    joiner: str  # " OR " or " AND "
+    common: bool  # only words in more than COMMON_DOCS entries
 
-    Normally one OR-query of the distinct tokens. Very common words are left out when rarer ones
-    carry the query; when every word is common, documents having them all are tried first, as
-    scoring every document that has any of them is what makes a big space slow.
+
+def query_plans(query: str) -> list[Plan]:
+    """The FTS queries to try in turn for `query`, best matches first.
+
+    Words no entry holds are left out. When rarer words exist, entries with any of them come
+    first; very common words (in more than COMMON_DOCS entries) would add almost nothing to
+    their BM25 but make every search score tens of thousands of rows. Entries with only common
+    words follow when the rare ones found too few: those having them all, then any of the two
+    rarest.
     """
     seen = list(dict.fromkeys(tokenize(query)))[:64]
-    if len(seen) < 2:
-        return [(seen, " OR ")] if seen else []
+    if not seen:
+        return []
     docs = doc_counts(seen)
-    rare = [t for t in seen if docs.get(t, 0) <= COMMON_DOCS]
-    if rare:
-        return [(rare, " OR ")]
-    return [(seen, " AND "), (sorted(seen, key=lambda t: docs.get(t, 0))[:2], " OR ")]
+    present = [t for t in seen if docs.get(t, 0) > 0]
+    rare = [t for t in present if docs[t] <= COMMON_DOCS]
+    common = [t for t in present if docs[t] > COMMON_DOCS]
+    plans = [Plan(rare, " OR ", False)] if rare else []
+    if len(common) == 1:
+        plans.append(Plan(common, " OR ", True))
+    elif common:
+        plans += [Plan(common, " AND ", True), Plan(sorted(common, key=lambda t: docs[t])[:2], " OR ", True)]
+    return plans
 
 
 def doc_counts(tokens: list[str]) -> dict[str, int]:
@@ -162,25 +178,53 @@ def query(
     if categories:
         where.append(f"e.category IN ({','.join(['%s'] * len(categories))})")
         params += categories
-    rows: list = []
-    for tokens, joiner in query_plans(text):
-        if connection.vendor == "postgresql":
-            rows = pgsearch.ranked(tokens, joiner == " AND ", where, params, max(candidates, limit))
-        else:
-            rows = _ranked_rows(match_expression(tokens, joiner), where, params, max(candidates, limit), enough=limit)
-        if len(rows) >= limit:
+    hits: dict[int, Hit] = {}
+    for tokens, joiner, common in query_plans(text):
+        for recent in ([True, False] if common else [False]):
+            rows = _rows(tokens, joiner, where, params, max(candidates, limit), limit, recent)
+            if len(rows) >= limit:
+                break
+        fresh = sorted((_hit(*row) for row in rows if row[0] not in hits), key=lambda h: h.rank, reverse=True)
+        hits.update((h.entry_id, h) for h in fresh)  # an earlier plan's matches stay ahead of later ones
+        if len(hits) >= limit:
             break
-    hits = []
-    for entry_id, relevance, hits_count, kind in rows:
-        rank = relevance * (1 + math.log1p(hits_count) * HIT_BOOST)
-        if kind == "digest":
-            rank *= DIGEST_BOOST
-        hits.append(Hit(entry_id, rank, relevance))
-    hits.sort(key=lambda h: h.rank, reverse=True)
-    return hits[:limit]
+    return list(hits.values())[:limit]
 
 
-def _ranked_rows(expression: str, where: list[str], params: list, wanted: int, enough: int) -> list:
+def _hit(entry_id: int, relevance: float, hits_count: int, kind: str) -> Hit:
+    rank = relevance * (1 + math.log1p(hits_count) * HIT_BOOST)
+    if kind == "digest":
+        rank *= DIGEST_BOOST
+    return Hit(entry_id, rank, relevance)
+
+
+def _rows(tokens: list[str], joiner: str, where: list[str], params: list, wanted: int, enough: int,
+          recent: bool) -> list:
+    """One plan's rows; `recent` looks only at the newest RECENT_WINDOW entries of a big corpus.
+
+    Only queries of common words look there first: scoring every entry that has them is what
+    makes a big space slow, and between entries that merely share common words the newer is
+    the likelier memory. When the newest hold too few matches, the caller looks at all.
+    """
+    cutoff = 0
+    if recent:
+        cutoff = (_newest_id() or 0) - RECENT_WINDOW
+        if cutoff <= RECENT_WINDOW:
+            return []  # a small corpus: the full look is cheap
+        where, params = [*where, "e.id > %s"], [*params, cutoff]
+    if connection.vendor == "postgresql":
+        return pgsearch.ranked(tokens, joiner == " AND ", where, params, wanted)
+    return _ranked_rows(match_expression(tokens, joiner), where, params, wanted, enough=enough, newer_than=cutoff)
+
+
+def _newest_id() -> int | None:
+    with connection.cursor() as cur:
+        cur.execute("SELECT max(id) FROM memories_entry")
+        return cur.fetchone()[0]
+
+
+def _ranked_rows(expression: str, where: list[str], params: list, wanted: int, enough: int,
+                 newer_than: int = 0) -> list:
     """(entry id, BM25 relevance, hits, kind) from FTS5, best first.
 
     Rank inside the index first (cheap), then filter only the best of them; if filtering left
@@ -188,7 +232,9 @@ def _ranked_rows(expression: str, where: list[str], params: list, wanted: int, e
     rows: list = []
     with connection.cursor() as cur:
         for cap in (max(INNER_CAP, wanted * 5), None):
-            inner = f"SELECT rowid, rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY rank"
+            # A rowid bound lets FTS5 skip the older part of every posting list.
+            inner = (f"SELECT rowid, rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s AND rowid > {int(newer_than)} "
+                     "ORDER BY rank")
             inner += f" LIMIT {int(cap)}" if cap else ""
             cur.execute(
                 f"SELECT e.id, f.rank, e.hits, e.kind FROM ({inner}) f JOIN memories_entry e ON e.id = f.rowid "
@@ -198,8 +244,8 @@ def _ranked_rows(expression: str, where: list[str], params: list, wanted: int, e
             rows = cur.fetchall()
             if cap is None or len(rows) >= enough:
                 break
-            cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s)",
-                        [expression, int(cap) + 1])
+            cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s "
+                        f"AND rowid > {int(newer_than)} LIMIT %s)", [expression, int(cap) + 1])
             if cur.fetchone()[0] <= cap:
                 break
     # FTS5's bm25() is negative; larger magnitude is better

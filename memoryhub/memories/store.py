@@ -1,4 +1,4 @@
-"""The native store's write side: one transaction per write, edges, op log, soft delete.
+"""The native store's write side: one transaction per write, op log, soft delete (edges: enrich.py).
 
 Everything that changes native entries goes through here, so the full-text index, the
 graph and the op log never drift from the entries themselves.
@@ -9,21 +9,19 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Case, F, Q, Value, When
+from django.db.models import F
 from django.utils import timezone
 
-from memoryhub.memories import search, topics
+from memoryhub import sql
+from memoryhub.memories import enrich, search, topics
 from memoryhub.memories.models import Edge, EntityRef, Entry, OpLog
 from memoryhub.memories.text import capitalised_words, clip, extract_entities, first_sentence
 from memoryhub.spaces.models import MemorySpace
 
-PROXIMITY_HOURS = 24
-PROXIMITY_MAX = 10
-ENTITY_NEIGHBOURS = 5
-ENTITY_EDGE_CAP = 50
 LAST_WRITE_PRECISION = 5  # seconds
 
 
@@ -55,60 +53,91 @@ def content_hash(draft: Draft) -> str:
 
 def log_op(space: MemorySpace, operation: str, entry_id: str = "", detail: str = "", actor: str = "") -> None:
     """Append to the space's op log and keep only its last OPLOG_KEEP rows."""
-    op = OpLog.objects.create(space=space, operation=operation, entry_id=entry_id, detail=clip(detail, 2000), actor=actor)
-    if op.pk % 50 == 0:
+    (op_id,) = sql.one("INSERT INTO memories_oplog (space_id, operation, entry_id, detail, actor, created_at) "
+                       "VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
+                       [space.pk, operation, entry_id, clip(detail, 2000), actor, sql.moment(timezone.now())])
+    if op_id % 50 == 0:
         keep = settings.MEMORYHUB["OPLOG_KEEP"]
         cutoff = OpLog.objects.filter(space=space).order_by("-id").values_list("id", flat=True)[keep : keep + 1]
         if cutoff:
             OpLog.objects.filter(space=space, id__lte=cutoff[0]).delete()
 
 
-def write(space: MemorySpace, draft: Draft, actor: str = "") -> tuple[Entry, bool]:
+def _earlier(space: MemorySpace, digest: str, key: str) -> tuple[int, bool] | None:
+    """(id, holds the key) of the entry a write repeats: the one holding its key, else a live byte-identical one."""
+    same_text = ("SELECT id, 1 AS rank FROM memories_entry "
+                 "WHERE space_id = %s AND content_hash = %s AND deleted_at IS NULL")
+    params: list = [space.pk, digest]
+    if key:
+        same_text = f"SELECT id, 0 AS rank FROM memories_entry WHERE space_id = %s AND idempotency_key = %s UNION ALL {same_text}"
+        params = [space.pk, key, *params]
+    row = sql.one(f"SELECT id, rank FROM ({same_text}) found ORDER BY rank, id LIMIT 1", params)
+    return (row[0], row[1] == 0) if row else None
+
+
+def known_entities(space: MemorySpace, text: str) -> set[str]:
+    """Capitalised words of the text that are already entities in the space (so they count even mid-sentence)."""
+    candidates = list(capitalised_words(text))[:200]
+    if not candidates:
+        return set()
+    found = sql.rows(f"SELECT DISTINCT name FROM memories_entityref WHERE space_id = %s "
+                     f"AND name IN ({sql.placeholders(candidates)})", [space.pk, *candidates])
+    return {name for (name,) in found}
+
+
+class Prepared(NamedTuple):
+    """A draft worked out before its transaction: the unsaved entry and its index tokens."""
+
+    entry: Entry
+    tokens: list[str]
+
+
+def prepare(space: MemorySpace, draft: Draft) -> Prepared:
+    """Everything a write needs that takes no lock: hash, entities, summary, index tokens."""
+    text = f"{draft.title}\n{draft.body}"
+    entities = list(dict.fromkeys(draft.entities + extract_entities(text, known_entities(space, text))))[:50]
+    entry = Entry(
+        space=space, kind=draft.kind, at=draft.at or timezone.now(), category=draft.category,
+        title=clip(draft.title, 300), body=draft.body,
+        summary=clip(draft.summary or draft.title or first_sentence(draft.body), 500),
+        tags=draft.tags, related=draft.related, entities=entities, session_id=draft.session_id,
+        source=draft.source, origin=draft.origin or "local", channel=draft.channel,
+        importance=draft.importance, content_hash=content_hash(draft), idempotency_key=draft.idempotency_key,
+        redactions=draft.redactions, enrich_pending=True,
+    )
+    return Prepared(entry, search.document_tokens(entry))
+
+
+def write(space: MemorySpace, draft: Draft, actor: str = "", prepared: Prepared | None = None) -> tuple[Entry, bool]:
     """Write one entry exactly; returns (entry, created).
 
     A byte-identical live entry (same title and body) is not written twice, and a repeated
     idempotency key returns the entry it first created.
     """
-    digest = content_hash(draft)
+    entry, tokens = prepared or prepare(space, draft)
+    key = draft.idempotency_key
     with transaction.atomic(savepoint=False):
-        # One query for both checks; an entry holding the key comes first.
-        key = draft.idempotency_key
-        same = Q(content_hash=digest, deleted_at__isnull=True) | (Q(idempotency_key=key) if key else Q(pk__in=[]))
-        earlier = (Entry.objects.filter(same, space=space)
-                   .order_by(Case(When(idempotency_key=key, then=Value(0)), default=Value(1)) if key else "pk").first())
-        if earlier and key and earlier.idempotency_key == key:
-            return earlier, False
-        duplicate = earlier
-        if duplicate:
-            log_op(space, "diff-skip", str(duplicate.pk), clip(draft.body, 200), actor)
-            return duplicate, False
-        text = f"{draft.title}\n{draft.body}"
-        candidates = list(capitalised_words(text))[:200]
-        known = set(EntityRef.objects.filter(space=space, name__in=candidates).values_list("name", flat=True))
-        entities = list(dict.fromkeys(draft.entities + extract_entities(text, known)))[:50]
-        entry = Entry(
-            space=space, kind=draft.kind, at=draft.at or timezone.now(), category=draft.category,
-            title=clip(draft.title, 300), body=draft.body,
-            summary=clip(draft.summary or draft.title or first_sentence(draft.body), 500),
-            tags=draft.tags, related=draft.related, entities=entities, session_id=draft.session_id,
-            source=draft.source, origin=draft.origin or "local", channel=draft.channel,
-            importance=draft.importance, content_hash=digest, idempotency_key=draft.idempotency_key,
-            redactions=draft.redactions,
-        )
-        if draft.idempotency_key:
+        earlier = _earlier(space, entry.content_hash, key)
+        if earlier is not None:
+            entry = Entry.objects.select_related("space").get(pk=earlier[0])
+            if not earlier[1]:  # the same text again, not the same key: a visible no-op
+                log_op(space, "diff-skip", str(entry.pk), clip(draft.body, 200), actor)
+            return entry, False
+        if key:
             try:
                 with transaction.atomic():
-                    entry.save()
+                    sql.insert(entry)
             except IntegrityError:
                 # Two writers raced on one idempotency key: the first one won.
-                return Entry.objects.get(space=space, idempotency_key=draft.idempotency_key), False
+                return Entry.objects.get(space=space, idempotency_key=key), False
         else:
-            entry.save()
-        EntityRef.objects.bulk_create([EntityRef(space=space, entry=entry, name=n) for n in entities])
-        search.index(entry, new=True)
-        link_automatically(entry)
+            sql.insert(entry)
+        sql.run_many("INSERT INTO memories_entityref (space_id, entry_id, name) VALUES (%s, %s, %s)",
+                     [(space.pk, entry.pk, name) for name in entry.entities])
+        search.index(entry, new=True, tokens=tokens)
         log_op(space, "remember", str(entry.pk), clip(draft.body, 500), actor)
         touch_space(space)
+        enrich.schedule(space)
     return entry, True
 
 
@@ -122,49 +151,6 @@ def touch_space(space: MemorySpace) -> None:
     if stale or space.is_vault:
         MemorySpace.objects.filter(pk=space.pk).update(last_write_at=now)
         space.last_write_at = now
-
-
-def _pair(a: int, b: int, edge_type: str, weight: float, forward: dict, backward: dict) -> list[Edge]:
-    return [
-        Edge(source_id=a, target_id=b, edge_type=edge_type, weight=weight, metadata=forward),
-        Edge(source_id=b, target_id=a, edge_type=edge_type, weight=weight, metadata=backward),
-    ]
-
-
-def link_automatically(entry: Entry) -> int:
-    """Temporal (same-session backbone, 24 h proximity) and entity edges, as Mnemon makes them.
-
-    Reads ids and times only: the neighbours' texts are never needed to link them.
-    """
-    edges: list[Edge] = []
-    live = Entry.objects.live().filter(space_id=entry.space_id).exclude(pk=entry.pk)
-    backbone = None
-    if entry.session_id:
-        backbone = (live.filter(session_id=entry.session_id, at__lte=entry.at).order_by("-at", "-id")
-                    .values_list("pk", flat=True).first())
-        if backbone:
-            edges += _pair(backbone, entry.pk, "temporal", 1.0,
-                           {"sub_type": "backbone", "direction": "precedes"},
-                           {"sub_type": "backbone", "direction": "succeeds"})
-    window = live.filter(at__gte=entry.at - timedelta(hours=PROXIMITY_HOURS), at__lte=entry.at)
-    if backbone:
-        window = window.exclude(pk=backbone)
-    for other, at in window.order_by("-at").values_list("pk", "at")[:PROXIMITY_MAX]:
-        hours = abs((entry.at - at).total_seconds()) / 3600
-        meta = {"sub_type": "proximity", "hours_diff": round(hours, 2)}
-        edges += _pair(other, entry.pk, "temporal", round(1 / (1 + hours), 4), meta, meta)
-    per_name: dict[str, int] = {}
-    refs = (EntityRef.objects.filter(space_id=entry.space_id, name__in=entry.entities, entry__deleted_at__isnull=True)
-            .exclude(entry_id=entry.pk).order_by("-entry__at").values_list("name", "entry_id")[:ENTITY_EDGE_CAP * 4])
-    entity_edges = 0
-    for name, other in refs:
-        if entity_edges >= ENTITY_EDGE_CAP or per_name.get(name, 0) >= ENTITY_NEIGHBOURS:
-            continue
-        per_name[name] = per_name.get(name, 0) + 1
-        edges += _pair(other, entry.pk, "entity", 1.0, {"entity": name}, {"entity": name})
-        entity_edges += 1
-    Edge.objects.bulk_create(edges, ignore_conflicts=True)
-    return len(edges)
 
 
 def link(source: Entry, target: Entry, edge_type: str, weight: float, actor: str = "", reason: str = "") -> None:

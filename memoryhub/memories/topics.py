@@ -32,23 +32,47 @@ _FILLER_BIGRAMS = frozenset(
 
 
 def assign(entry: Entry) -> Topic | None:
-    """Put a saved turn into its topic (joining or starting one) and fold it into that topic's card fields."""
+    """Put one saved turn into its topic (joining or starting one); see assign_all."""
     if entry.kind != "turn" or entry.deleted_at:
         return None
     if entry.topic_id:
         return refresh(entry.topic)
-    topic = None
-    previous = _previous_turn(entry)
-    if previous and entry.at - previous.at < GAP and not _subject_changed(entry, previous):
-        topic = previous.topic
-    if topic is None:
-        topic = Topic.objects.create(space_id=entry.space_id, session_id=entry.session_id, started_at=entry.at,
-                                     ended_at=entry.at)
-    entry.topic = topic
-    entry.save(update_fields=["topic"])
-    if topic.turn_count and not topic.signal:
-        return refresh(topic)  # a topic from before running counts: recount once
-    return _absorb(topic, entry)
+    return assign_all([entry])[entry.pk]
+
+
+def assign_all(turns: list[Entry]) -> dict[int, Topic]:
+    """Put new turns, in time order, into their topics and fold each into its topic's card fields.
+
+    A turn follows the one before it in its session: from this batch when there is one, so a
+    batch reads each session once and saves each topic and its new turns' links once.
+    """
+    latest: dict[str, Entry] = {}  # session -> its latest turn so far, topic loaded
+    placed: dict[int, Topic] = {}
+    members: dict[int, list[int]] = {}
+    for entry in turns:
+        previous = latest.get(entry.session_id) if entry.session_id else None
+        previous = previous or _previous_turn(entry)
+        topic = None
+        if previous and entry.at - previous.at < GAP and not _subject_changed(entry, previous):
+            topic = previous.topic
+        if topic is None:
+            topic = Topic.objects.create(space_id=entry.space_id, session_id=entry.session_id, started_at=entry.at,
+                                         ended_at=entry.at)
+        entry.topic = topic
+        members.setdefault(topic.pk, []).append(entry.pk)
+        if topic.turn_count and not topic.signal:
+            Entry.objects.filter(pk__in=members.pop(topic.pk)).update(topic=topic)
+            refresh(topic)  # a topic from before running counts: recount once
+        else:
+            _absorb(topic, entry)
+        placed[entry.pk] = topic
+        if entry.session_id:
+            latest[entry.session_id] = entry
+    for topic_id, ids in members.items():
+        Entry.objects.filter(pk__in=ids).update(topic_id=topic_id)
+    for topic in {t.pk: t for t in placed.values()}.values():
+        _save_card(topic)
+    return placed
 
 
 def card(topic: Topic) -> str:
@@ -123,7 +147,7 @@ def _absorb(topic: Topic, entry: Entry) -> Topic:
     topic.turn_count += 1
     topic.started_at, topic.ended_at = min(topic.started_at, entry.at), max(topic.ended_at, entry.at)
     topic.kind = next((k for k in KIND_PRIORITY if k in (topic.kind, entry.category)), "general")
-    return _save_card(topic)
+    return topic
 
 
 def _count(signal: dict, entry: Entry) -> None:

@@ -76,6 +76,8 @@ class MemorySpace(models.Model):
     cap_check_from = models.BigIntegerField(
         default=0, editable=False,
         help_text="maxEntries is next counted at the first entry id at or above this (ids only grow).")
+    enrich_queued_at = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="When a worker run for its pending entries was queued.")
 
     class Meta:
         ordering = ["slug"]

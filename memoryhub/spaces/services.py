@@ -55,7 +55,8 @@ def provider_for(space: MemorySpace) -> Provider:
 
 def default_space() -> MemorySpace:
     """The global native space every hub has; created on first use if someone deleted it."""
-    space = MemorySpace.objects.filter(slug=DEFAULT_SPACE_SLUG).first()
+    # Most writes land here, so the lookup skips the ORM's query building.
+    space = next(iter(MemorySpace.objects.raw("SELECT * FROM spaces_memoryspace WHERE slug = %s", [DEFAULT_SPACE_SLUG])), None)
     if space:
         return space
     try:

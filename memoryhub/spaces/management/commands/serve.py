@@ -22,12 +22,23 @@ class Command(BaseCommand):
 
     def handle(self, *args, bind, web_workers, no_worker, **options):
         web = [sys.executable, "-m", "gunicorn", "memoryhub.asgi:application", "--bind", bind,
-               "--worker-class", "uvicorn_worker.UvicornWorker", "--workers", str(web_workers), "--graceful-timeout", "10",
+               "--worker-class", "uvicorn_worker.UvicornWorker", "--graceful-timeout", "10",
                "--access-logfile", "-", "--forwarded-allow-ips", os.environ.get("MEMORYHUB_FORWARDED_ALLOW_IPS", "127.0.0.1")]
         worker = [sys.executable, str(settings.BASE_DIR / "manage.py"), "qcluster"]
         # Own sessions: the terminal's Ctrl-C reaches only us, and we stop each child by its PID
         # (signalling qcluster's whole process group leaves it hanging).
-        children = {"web": subprocess.Popen(web, start_new_session=True, cwd=settings.BASE_DIR)}
+        children = {}
+        if sys.platform == "linux" and not bind.startswith("unix:") and web_workers > 1:
+            # One single-worker gunicorn per process, each with its own SO_REUSEPORT socket: the
+            # kernel spreads connections over them. Workers sharing one socket do not: an event
+            # loop accepts every waiting connection at once, so one process served all eight
+            # keep-alive clients of the ingest bench while the other idled.
+            for n in range(web_workers):
+                children[f"web-{n + 1}"] = subprocess.Popen([*web, "--workers", "1", "--reuse-port"],
+                                                            start_new_session=True, cwd=settings.BASE_DIR)
+        else:
+            children["web"] = subprocess.Popen([*web, "--workers", str(web_workers)], start_new_session=True,
+                                               cwd=settings.BASE_DIR)
         if not no_worker:
             children["worker"] = subprocess.Popen(worker, start_new_session=True, cwd=settings.BASE_DIR)
         self.stdout.write(f"memoryhub is serving on http://{bind} (Ctrl-C stops web and worker)", ending="\n")

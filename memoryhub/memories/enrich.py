@@ -1,0 +1,119 @@
+"""Edges and topics for new native entries, added by the worker after the write has committed.
+
+A write only marks its entry pending and makes sure one worker run per space is queued, so an
+agent's turn is answered without waiting for the graph and the topic cards (which read the
+neighbours and cost more than the write itself). The run takes every pending entry of the
+space in time order, in batches; a sweep every minute catches a space whose run was lost
+(a killed worker, or a write that committed just after a run looked).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from django_q.conf import Conf
+from django_q.tasks import async_task
+
+from memoryhub import sql
+from memoryhub.memories import topics
+from memoryhub.memories.models import Entry
+from memoryhub.spaces.models import MemorySpace
+
+PROXIMITY_HOURS = 24
+PROXIMITY_MAX = 10
+ENTITY_NEIGHBOURS = 5
+ENTITY_EDGE_CAP = 50
+BATCH = 50
+REQUEUE_AFTER = timedelta(minutes=5)  # a queued run older than this is taken as lost
+
+
+def schedule(space: MemorySpace) -> None:
+    """Queue a run for the space unless one is already waiting. Call inside the write's transaction."""
+    now = timezone.now()
+    if not sql.run("UPDATE spaces_memoryspace SET enrich_queued_at = %s "
+                   "WHERE id = %s AND (enrich_queued_at IS NULL OR enrich_queued_at < %s)",
+                   [sql.moment(now), space.pk, sql.moment(now - REQUEUE_AFTER)]):
+        return
+    if Conf.SYNC:  # tests and `MEMORYHUB_Q_SYNC`: no worker, enrich at once
+        run(space.pk)
+    else:
+        # A successful run leaves no task row: there is one every second or so while agents write.
+        transaction.on_commit(lambda: async_task("memoryhub.memories.enrich.run", space.pk,
+                                                 task_name=f"enrich-{space.pk}", save=False))
+
+
+def run(space_id: int) -> int:
+    """Enrich every pending entry of a space, oldest first; returns how many were done."""
+    # Clear the mark first: a write committing from now on queues a new run rather than being missed.
+    MemorySpace.objects.filter(pk=space_id).update(enrich_queued_at=None)
+    done = 0
+    while True:
+        with transaction.atomic():
+            # Two runs of one space never take the same entry (PostgreSQL; SQLite writes one at a time anyway).
+            batch = list(Entry.objects.filter(space_id=space_id, enrich_pending=True).select_related("space")
+                         .select_for_update(skip_locked=True, of=("self",)).order_by("at", "id")[:BATCH])
+            live = [entry for entry in batch if entry.deleted_at is None]  # a forgotten entry gets nothing
+            for entry in live:
+                link_automatically(entry)
+            topics.assign_all([entry for entry in live if entry.kind == "turn"])
+            Entry.objects.filter(pk__in=[e.pk for e in batch]).update(enrich_pending=False)
+        done += len(batch)
+        if len(batch) < BATCH:
+            return done
+
+
+def sweep() -> int:
+    """Every minute: run for spaces that still have pending entries a minute after they were written."""
+    cutoff = timezone.now() - timedelta(minutes=1)
+    spaces = set(Entry.objects.filter(enrich_pending=True, created_at__lt=cutoff)
+                 .values_list("space_id", flat=True).distinct())
+    return sum(run(space_id) for space_id in spaces)
+
+
+def link_automatically(entry: Entry) -> int:
+    """Temporal (same-session backbone, 24 h proximity) and entity edges, as Mnemon makes them.
+
+    Reads ids and times only, in plain SQL (the worker links every new entry).
+    """
+    edges: list[tuple] = []
+    space, at = entry.space_id, sql.moment(entry.at)
+    live = "FROM memories_entry WHERE space_id = %s AND deleted_at IS NULL AND id <> %s"
+    backbone = None
+    if entry.session_id:
+        row = sql.one(f"SELECT id {live} AND session_id = %s AND at <= %s ORDER BY at DESC, id DESC LIMIT 1",
+                      [space, entry.pk, entry.session_id, at])
+        if row:
+            backbone = row[0]
+            edges += _pair(backbone, entry.pk, "temporal", 1.0, {"sub_type": "backbone", "direction": "precedes"},
+                           {"sub_type": "backbone", "direction": "succeeds"})
+    window = sql.rows(f"SELECT id, at {live} AND id <> %s AND at >= %s AND at <= %s ORDER BY at DESC LIMIT %s",
+                      [space, entry.pk, backbone or 0, sql.moment(entry.at - timedelta(hours=PROXIMITY_HOURS)), at,
+                       PROXIMITY_MAX])
+    for other, other_at in window:
+        hours = abs((entry.at - sql.from_moment(other_at)).total_seconds()) / 3600
+        meta = {"sub_type": "proximity", "hours_diff": round(hours, 2)}
+        edges += _pair(other, entry.pk, "temporal", round(1 / (1 + hours), 4), meta, meta)
+    per_name: dict[str, int] = {}
+    names = list(entry.entities or [])
+    refs = sql.rows(
+        f"SELECT r.name, r.entry_id FROM memories_entityref r JOIN memories_entry e ON e.id = r.entry_id "
+        f"WHERE r.space_id = %s AND r.name IN ({sql.placeholders(names)}) AND e.deleted_at IS NULL AND r.entry_id <> %s "
+        f"ORDER BY e.at DESC LIMIT %s", [space, *names, entry.pk, ENTITY_EDGE_CAP * 4]) if names else []
+    entity_edges = 0
+    for name, other in refs:
+        if entity_edges >= ENTITY_EDGE_CAP or per_name.get(name, 0) >= ENTITY_NEIGHBOURS:
+            continue
+        per_name[name] = per_name.get(name, 0) + 1
+        edges += _pair(other, entry.pk, "entity", 1.0, {"entity": name}, {"entity": name})
+        entity_edges += 1
+    now = sql.moment(timezone.now())
+    sql.run_many("INSERT INTO memories_edge (source_id, target_id, edge_type, weight, metadata, created_at) "
+                 "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                 [(*edge[:4], sql.json_value(edge[4]), now) for edge in edges])
+    return len(edges)
+
+
+def _pair(a: int, b: int, edge_type: str, weight: float, forward: dict, backward: dict) -> list[tuple]:
+    return [(a, b, edge_type, weight, forward), (b, a, edge_type, weight, backward)]
