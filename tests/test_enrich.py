@@ -115,3 +115,15 @@ def test_without_a_worker_queue_writes_are_enriched_at_once(space):
     second.refresh_from_db()
     assert not second.enrich_pending and second.topic_id
     assert Edge.objects.filter(source=first, target=second).exists()
+
+
+def test_entries_sharing_a_time_link_as_if_each_was_linked_when_written(space, with_worker):
+    """An import gives a whole session one time; a run after the writes must not link a turn to later ones."""
+    at = timezone.now() - timedelta(hours=3)
+    made = []
+    for text in ("Kafka lag on billing", "Kafka lag again", "Kafka lag fixed", "Kafka retro notes"):
+        draft, said = pipeline.turn_draft(text, "ok", session_id="imported", at=at, origin="local")
+        made.append(pipeline.write(space, draft, fact_text=said).entry)
+    enrich.run(space.pk)
+    backbone = {(e.source_id, e.target_id) for e in Edge.objects.filter(metadata__direction="precedes")}
+    assert backbone == {(made[0].pk, made[1].pk), (made[1].pk, made[2].pk), (made[2].pk, made[3].pk)}

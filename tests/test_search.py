@@ -18,9 +18,9 @@ def small_thresholds(monkeypatch):
     """The cut-offs of a 100k-entry hub, scaled down to a handful of entries."""
     monkeypatch.setattr(search, "COMMON_DOCS", 3)
     monkeypatch.setattr(search, "RECENT_WINDOW", 5)
-    search._doc_count_cache.clear()
+    search.reset_doc_counts()
     yield
-    search._doc_count_cache.clear()
+    search.reset_doc_counts()
 
 
 def write(space, body):

@@ -79,17 +79,19 @@ def link_automatically(entry: Entry) -> int:
     """
     edges: list[tuple] = []
     space, at = entry.space_id, sql.moment(entry.at)
-    live = "FROM memories_entry WHERE space_id = %s AND deleted_at IS NULL AND id <> %s"
+    # Entries before this one in (time, id) order: the ones it would have found had it been linked
+    # the moment it was written, even when later writes share its time.
+    live = "FROM memories_entry WHERE space_id = %s AND deleted_at IS NULL AND (at < %s OR (at = %s AND id < %s))"
     backbone = None
     if entry.session_id:
-        row = sql.one(f"SELECT id {live} AND session_id = %s AND at <= %s ORDER BY at DESC, id DESC LIMIT 1",
-                      [space, entry.pk, entry.session_id, at])
+        row = sql.one(f"SELECT id {live} AND session_id = %s ORDER BY at DESC, id DESC LIMIT 1",
+                      [space, at, at, entry.pk, entry.session_id])
         if row:
             backbone = row[0]
             edges += _pair(backbone, entry.pk, "temporal", 1.0, {"sub_type": "backbone", "direction": "precedes"},
                            {"sub_type": "backbone", "direction": "succeeds"})
-    window = sql.rows(f"SELECT id, at {live} AND id <> %s AND at >= %s AND at <= %s ORDER BY at DESC LIMIT %s",
-                      [space, entry.pk, backbone or 0, sql.moment(entry.at - timedelta(hours=PROXIMITY_HOURS)), at,
+    window = sql.rows(f"SELECT id, at {live} AND id <> %s AND at >= %s ORDER BY at DESC, id DESC LIMIT %s",
+                      [space, at, at, entry.pk, backbone or 0, sql.moment(entry.at - timedelta(hours=PROXIMITY_HOURS)),
                        PROXIMITY_MAX])
     for other, other_at in window:
         hours = abs((entry.at - sql.from_moment(other_at)).total_seconds()) / 3600
@@ -99,8 +101,9 @@ def link_automatically(entry: Entry) -> int:
     names = list(entry.entities or [])
     refs = sql.rows(
         f"SELECT r.name, r.entry_id FROM memories_entityref r JOIN memories_entry e ON e.id = r.entry_id "
-        f"WHERE r.space_id = %s AND r.name IN ({sql.placeholders(names)}) AND e.deleted_at IS NULL AND r.entry_id <> %s "
-        f"ORDER BY e.at DESC LIMIT %s", [space, *names, entry.pk, ENTITY_EDGE_CAP * 4]) if names else []
+        f"WHERE r.space_id = %s AND r.name IN ({sql.placeholders(names)}) AND e.deleted_at IS NULL "
+        f"AND (e.at < %s OR (e.at = %s AND e.id < %s)) ORDER BY e.at DESC, e.id DESC LIMIT %s",
+        [space, *names, at, at, entry.pk, ENTITY_EDGE_CAP * 4]) if names else []
     entity_edges = 0
     for name, other in refs:
         if entity_edges >= ENTITY_EDGE_CAP or per_name.get(name, 0) >= ENTITY_NEIGHBOURS:

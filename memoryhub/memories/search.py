@@ -138,6 +138,11 @@ def doc_counts(tokens: list[str]) -> dict[str, int]:
     return docs
 
 
+def reset_doc_counts() -> None:
+    """Forget the reused counts, after a bulk load grew a corpus faster than DOC_COUNT_TTL assumes."""
+    _doc_count_cache.clear()
+
+
 def match_expression(tokens: list[str], joiner: str = " OR ") -> str:
     """An FTS5 query of the tokens, each quoted (no operator injection)."""
     return joiner.join('"' + t.replace('"', '""') + '"' for t in tokens)
