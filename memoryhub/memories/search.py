@@ -10,13 +10,13 @@ unindex(), query().
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple
 
 from django.db import connection
 
 from memoryhub.memories import pgsearch
+from memoryhub.memories.counts import ReusedCounts
 from memoryhub.memories.text import tokenize
 
 FTS_TABLE = "memories_entry_fts"
@@ -24,9 +24,7 @@ VOCAB_TABLE = "memories_entry_fts_vocab"
 # A query word in more documents than this adds almost nothing to BM25 but makes every search
 # score tens of thousands of rows; such words are left out of the match when rarer ones exist.
 COMMON_DOCS = 5000
-DOC_COUNT_TTL = 120
-DOC_COUNT_CACHE_SIZE = 20_000
-_doc_count_cache: dict[str, tuple[float, int]] = {}  # token -> (when counted, entries holding it)
+_doc_counts = ReusedCounts()
 HIT_BOOST = 0.12
 DIGEST_BOOST = 1.3
 CANDIDATES = 200
@@ -115,32 +113,22 @@ def query_plans(query: str) -> list[Plan]:
 
 
 def doc_counts(tokens: list[str]) -> dict[str, int]:
-    """How many entries hold each token. Counting means reading the token's whole posting list,
-    so counts of frequent tokens (the costly ones, and the only ones that decide anything) are
-    reused for DOC_COUNT_TTL seconds in this process."""
-    now = time.monotonic()
-    docs = {t: hit[1] for t in tokens if (hit := _doc_count_cache.get(t)) and now - hit[0] < DOC_COUNT_TTL}
-    missing = [t for t in tokens if t not in docs]
-    if missing:
-        if connection.vendor == "postgresql":
-            fresh = pgsearch.doc_counts(missing)
-        else:
-            with connection.cursor() as cur:
-                cur.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({','.join(['%s'] * len(missing))})",
-                            missing)
-                fresh = dict(cur.fetchall())
-        if len(_doc_count_cache) > DOC_COUNT_CACHE_SIZE:
-            _doc_count_cache.clear()
-        for token, count in fresh.items():
-            if count >= COMMON_DOCS // 10:
-                _doc_count_cache[token] = (now, count)
-        docs.update(fresh)
-    return docs
+    """How many entries hold each token; counts of frequent tokens are reused (counts.py)."""
+    return _doc_counts.get(tokens, _count_docs, keep_from=COMMON_DOCS // 10)
+
+
+def _count_docs(tokens: list[str]) -> dict[str, int]:
+    if connection.vendor == "postgresql":
+        return pgsearch.doc_counts(tokens)
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({','.join(['%s'] * len(tokens))})", tokens)
+        return dict(cur.fetchall())
 
 
 def reset_doc_counts() -> None:
-    """Forget the reused counts, after a bulk load grew a corpus faster than DOC_COUNT_TTL assumes."""
-    _doc_count_cache.clear()
+    """Forget the reused counts, after a bulk load grew a corpus faster than their two minutes assume."""
+    _doc_counts.clear()
+    pgsearch.term_counts.clear()
 
 
 def match_expression(tokens: list[str], joiner: str = " OR ") -> str:
