@@ -26,7 +26,7 @@ def manage(env, *args) -> str:
                           capture_output=True, text=True, timeout=120).stdout
 
 
-def request(url, body=None, token=None):
+def fetch(url, body=None, token=None):
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
@@ -35,53 +35,77 @@ def request(url, body=None, token=None):
         return r.status, json.loads(r.read())
 
 
-@pytest.fixture
-def served(tmp_path):
+@pytest.fixture(params=[1, 2], ids=["one-web-worker", "two-web-workers"])
+def served(tmp_path, request):
     port = free_port()
     env = {**os.environ, "MEMORYHUB_DATA_DIR": str(tmp_path), "MEMORYHUB_BIND": f"127.0.0.1:{port}",
            "MEMORYHUB_Q_SYNC": "false", "MEMORYHUB_ADMIN_PASSWORD": "pw-for-tests"}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     manage(env, "migrate", "--noinput", "-v0")
     manage(env, "ensure_admin")
-    proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--web-workers", "1"], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--web-workers", str(request.param)], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
         try:
-            request(f"{base}/api/v1/health")
+            fetch(f"{base}/api/v1/health")
             break
         except OSError:
             if time.monotonic() > deadline or proc.poll() is not None:
                 proc.terminate()
                 raise AssertionError(proc.communicate(timeout=40)[0])
             time.sleep(0.3)
-    yield base, env, proc
+    yield base, env, proc, request.param
     if proc.poll() is None:  # a failed test left it running: SIGTERM, so `serve` stops gunicorn and the worker
         proc.terminate()
         proc.wait(timeout=40)
 
 
+def gunicorn_masters(parent: int) -> list[int]:
+    """PIDs of the gunicorn processes `serve` started (one per web worker on Linux, each on SO_REUSEPORT)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            command = (stat.parent / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == parent and b"gunicorn" in command:
+            found.append(int(stat.parent.name))
+    return found
+
+
 def test_served_hub_answers_agents_over_http_and_stops_cleanly(served):
-    base, env, proc = served
+    base, env, proc, web_workers = served
     token = manage(env, "issue_token", "--name", "e2e").strip().splitlines()[-1]
-    status, health = request(f"{base}/api/v1/health")
+    status, health = fetch(f"{base}/api/v1/health")
     assert status == 200 and health["status"] == "ok"
-    status, turn = request(f"{base}/api/v1/turns", {"session_id": "s", "user": "served over gunicorn", "assistant": "yes"},
+    status, turn = fetch(f"{base}/api/v1/turns", {"session_id": "s", "user": "served over gunicorn", "assistant": "yes"},
                            token)
     assert status == 201
-    status, found = request(f"{base}/api/v1/tools/memory_search",
+    status, found = fetch(f"{base}/api/v1/tools/memory_search",
                             {"session_id": "s", "arguments": {"query": "gunicorn"}}, token)
     assert [r["id"] for r in found["result"]["results"]] == [turn["entry"]["id"]]
     with urllib.request.urlopen(f"{base}/static/vendor/htmx.min.js", timeout=10) as r:
         assert r.status == 200
+    # The worker, not the request, gives the turn its topic (memories/enrich.py).
+    topic = f"from memoryhub.memories.models import Entry; print(Entry.objects.get(pk={turn['entry']['id']}).topic_id)"
+    deadline = time.monotonic() + 30
+    while manage(env, "shell", "-c", topic).split()[-1] == "None":
+        assert time.monotonic() < deadline, "the worker never enriched the turn"
+        time.sleep(0.5)
     job_id = manage(env, "shell", "-c", "from memoryhub.jobs.runner import enqueue; print(enqueue('selftest').pk)").split()[-1]
     check = f"from memoryhub.jobs.models import Job; print(Job.objects.get(pk={job_id}).status)"
     deadline = time.monotonic() + 30
     while manage(env, "shell", "-c", check).split()[-1] != "succeeded":
         assert time.monotonic() < deadline, "the worker never ran the job"
         time.sleep(0.5)
+    web = gunicorn_masters(proc.pid)
+    assert len(web) == (web_workers if sys.platform == "linux" else 1)
+    assert all(fetch(f"{base}/api/v1/health")[0] == 200 for _ in range(10))  # new connections, over every socket
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=30) == 0
     output = proc.stdout.read()
     assert "memoryhub stopped." in output
+    assert not [pid for pid in web if Path(f"/proc/{pid}").exists()], "a web process outlived serve"
