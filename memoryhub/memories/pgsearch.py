@@ -13,16 +13,12 @@ import unicodedata
 
 from django.db import connection
 
-from memoryhub.memories.counts import ReusedCounts
-
 CONFIG = "simple"
 GIN_INDEX = "memories_entry_fts_gin"
 K1, B = 1.2, 0.75
 STATS_TTL = 120
 STATS_CACHE_FROM = 5000
-CANDIDATES = 500  # matches scored exactly, out of those ts_rank puts first
-TERM_COUNT_KEEP_FROM = 500  # entries; a lexeme in fewer is counted afresh on every query
-term_counts = ReusedCounts()  # entries; below this the statistics are exact on every query
+CANDIDATES = 500  # matches scored exactly, out of those ts_rank puts first  # entries; below this the statistics are exact on every query
 _stats_cache: tuple[float, float, float] | None = None  # (when read, entries, mean length)
 
 
@@ -73,8 +69,7 @@ def doc_counts(tokens: list[str]) -> dict[str, int]:
 
 
 def _count_terms(terms: list[str]) -> dict[str, int]:
-    """Entries holding each lexeme, for its idf. A frequent one costs a visit to every row holding it
-    (28 ms at 12,000 rows), so frequent ones are reused (term_counts)."""
+    """Entries holding each lexeme the query plan had no count for."""
     with connection.cursor() as cur:
         cur.execute("SELECT t, (SELECT count(*) FROM memories_entry WHERE fts_tokens @@ quote_literal(t)::tsquery) "
                     "FROM unnest(%s::text[]) AS t", [terms])
@@ -103,14 +98,15 @@ def tsquery(terms: list[str], every: bool = False) -> str:
     return (" & " if every else " | ").join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
 
 
-def ranked(tokens: list[str], every: bool, where: list[str], params: list,
-           limit: int) -> list[tuple[int, float, int, str]]:
+def ranked(tokens: list[str], every: bool, where: list[str], params: list, limit: int,
+           docs: dict[str, int] | None = None) -> list[tuple[int, float, int, str]]:
     """(entry id, BM25 relevance, hits, kind) of entries with any (`every`: all) tokens, best first, as FTS5
     scores them.
 
     Scoring BM25 in SQL unnests every matched entry's tokens, which cost over 100 ms once a query
     matched thousands; so PostgreSQL's own ts_rank (C, term frequency only) first cuts the matches
-    to the CANDIDATES likeliest, and only those are scored exactly.
+    to the CANDIDATES likeliest, and only those are scored exactly. `docs` are the tokens' entry
+    counts the query plan already has (search.doc_counts), so no word is counted twice.
     """
     terms = lexemes(tokens)
     if not terms:
@@ -135,7 +131,10 @@ def ranked(tokens: list[str], every: bool, where: list[str], params: list,
         GROUP BY c.id, c.hits, c.kind
         ORDER BY score DESC, c.id LIMIT %s"""
     with connection.cursor() as cur:
-        counts = term_counts.get(terms, _count_terms, keep_from=TERM_COUNT_KEEP_FROM)
+        counts = {fold([token]): n for token, n in (docs or {}).items()}
+        missing = [t for t in terms if t not in counts]
+        if missing:
+            counts.update(_count_terms(missing))
         cur.execute(sql, [*corpus_stats(), terms, [counts[t] for t in terms], query, *params, query,
                           max(CANDIDATES, limit), limit])
         return cur.fetchall()

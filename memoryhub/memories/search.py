@@ -86,6 +86,7 @@ class Plan(NamedTuple):
     tokens: list[str]
     joiner: str  # " OR " or " AND "
     common: bool  # only words in more than COMMON_DOCS entries
+    docs: dict[str, int]  # entries holding each token (PostgreSQL's idf reuses them)
 
 
 def query_plans(query: str) -> list[Plan]:
@@ -104,11 +105,11 @@ def query_plans(query: str) -> list[Plan]:
     present = [t for t in seen if docs.get(t, 0) > 0]
     rare = [t for t in present if docs[t] <= COMMON_DOCS]
     common = [t for t in present if docs[t] > COMMON_DOCS]
-    plans = [Plan(rare, " OR ", False)] if rare else []
+    plans = [Plan(rare, " OR ", False, docs)] if rare else []
     if len(common) == 1:
-        plans.append(Plan(common, " OR ", True))
+        plans.append(Plan(common, " OR ", True, docs))
     elif common:
-        plans += [Plan(common, " AND ", True), Plan(sorted(common, key=lambda t: docs[t])[:2], " OR ", True)]
+        plans += [Plan(common, " AND ", True, docs), Plan(sorted(common, key=lambda t: docs[t])[:2], " OR ", True, docs)]
     return plans
 
 
@@ -128,7 +129,6 @@ def _count_docs(tokens: list[str]) -> dict[str, int]:
 def reset_doc_counts() -> None:
     """Forget the reused counts, after a bulk load grew a corpus faster than their two minutes assume."""
     _doc_counts.clear()
-    pgsearch.term_counts.clear()
 
 
 def match_expression(tokens: list[str], joiner: str = " OR ") -> str:
@@ -172,9 +172,9 @@ def query(
         where.append(f"e.category IN ({','.join(['%s'] * len(categories))})")
         params += categories
     hits: dict[int, Hit] = {}
-    for tokens, joiner, common in query_plans(text):
-        for recent in ([True, False] if common else [False]):
-            rows = _rows(tokens, joiner, where, params, max(candidates, limit), limit, recent)
+    for plan in query_plans(text):
+        for recent in ([True, False] if plan.common else [False]):
+            rows = _rows(plan, where, params, max(candidates, limit), limit, recent)
             if len(rows) >= limit:
                 break
         fresh = sorted((_hit(*row) for row in rows if row[0] not in hits), key=lambda h: h.rank, reverse=True)
@@ -191,8 +191,7 @@ def _hit(entry_id: int, relevance: float, hits_count: int, kind: str) -> Hit:
     return Hit(entry_id, rank, relevance)
 
 
-def _rows(tokens: list[str], joiner: str, where: list[str], params: list, wanted: int, enough: int,
-          recent: bool) -> list:
+def _rows(plan: Plan, where: list[str], params: list, wanted: int, enough: int, recent: bool) -> list:
     """One plan's rows; `recent` looks only at the newest RECENT_WINDOW entries of a big corpus.
 
     Only queries of common words look there first: scoring every entry that has them is what
@@ -206,8 +205,9 @@ def _rows(tokens: list[str], joiner: str, where: list[str], params: list, wanted
             return []  # a small corpus: the full look is cheap
         where, params = [*where, "e.id > %s"], [*params, cutoff]
     if connection.vendor == "postgresql":
-        return pgsearch.ranked(tokens, joiner == " AND ", where, params, wanted)
-    return _ranked_rows(match_expression(tokens, joiner), where, params, wanted, enough=enough, newer_than=cutoff)
+        return pgsearch.ranked(plan.tokens, plan.joiner == " AND ", where, params, wanted, docs=plan.docs)
+    return _ranked_rows(match_expression(plan.tokens, plan.joiner), where, params, wanted, enough=enough,
+                        newer_than=cutoff)
 
 
 def _newest_id() -> int | None:
