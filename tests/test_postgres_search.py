@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from memoryhub.memories import search, store
+from memoryhub.memories import pgsearch, search, store
 from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace
 from tests.procs import on_postgres
@@ -61,3 +61,18 @@ def test_unindexed_and_deleted_entries_leave_the_index(entries):
     assert search.query([space.pk], "kafka", recallable_only=False) == []
     store.update(Entry.objects.get(space=space, title="Unrelated"), body="Kafka again, after lunch")
     assert len(search.query([space.pk], "kafka", recallable_only=False)) == 1
+
+
+def test_frequent_word_counts_come_from_the_refreshed_table(entries, monkeypatch):
+    space, _ = entries
+    monkeypatch.setattr(pgsearch, "FREQUENT", 2)
+    [database] = search.tokenize("database")  # in two of the entries: frequent at this threshold
+    assert search.recount_words() > 0
+    before = pgsearch.doc_counts([database])[database]
+    store.write(space, store.Draft(title="Database again", body="The database migration ran overnight"))
+    assert pgsearch.doc_counts([database])[database] == before  # the table's count, until the next refresh
+    [lunch] = search.tokenize("lunch")
+    assert pgsearch.doc_counts([lunch])[lunch] == 1  # a rare word is counted live
+    search.recount_words()
+    assert pgsearch.doc_counts([database])[database] == before + 1
+    assert len(search.query([space.pk], "database", limit=50, recallable_only=False)) == before + 1

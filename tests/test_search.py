@@ -18,9 +18,9 @@ def small_thresholds(monkeypatch):
     """The cut-offs of a 100k-entry hub, scaled down to a handful of entries."""
     monkeypatch.setattr(search, "COMMON_DOCS", 3)
     monkeypatch.setattr(search, "RECENT_WINDOW", 5)
-    search.reset_doc_counts()
+    search.recount_words()
     yield
-    search.reset_doc_counts()
+    search.recount_words()
 
 
 def write(space, body):

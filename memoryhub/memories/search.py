@@ -126,9 +126,11 @@ def _count_docs(tokens: list[str]) -> dict[str, int]:
         return dict(cur.fetchall())
 
 
-def reset_doc_counts() -> None:
-    """Forget the reused counts, after a bulk load grew a corpus faster than their two minutes assume."""
+def recount_words() -> int:
+    """Count frequent words afresh: every few minutes, and after a bulk load grew a corpus faster than
+    reused counts assume. Only PostgreSQL keeps them in a table (SQLite's FTS5 vocabulary is live)."""
     _doc_counts.clear()
+    return pgsearch.refresh_term_stats() if connection.vendor == "postgresql" else 0
 
 
 def match_expression(tokens: list[str], joiner: str = " OR ") -> str:
