@@ -8,7 +8,16 @@ django_on_temp_data()
 
 from bench import ingest, locomo, scale  # noqa: E402
 
-print(f"machine: {platform.machine()}, {__import__('os').cpu_count()} cores, Python {platform.python_version()}")
+
+def speed_ms() -> float:
+    """The machine's single-core speed at this moment, as a yardstick between runs."""
+    import timeit
+
+    return min(timeit.repeat("sum(range(10**6))", number=10, repeat=5)) / 10 * 1000
+
+
+print(f"machine: {platform.machine()}, {__import__('os').cpu_count()} cores, Python {platform.python_version()}; "
+      f"speed now: sum(range(10**6)) takes {speed_ms():.1f} ms (on a shared machine it drifts: compare runs by it)")
 print(locomo.report(locomo.run()), flush=True)
 print(scale.report(scale.run()), flush=True)
 print(ingest.report(ingest.run()), flush=True)
