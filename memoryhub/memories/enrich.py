@@ -52,8 +52,8 @@ def run(space_id: int) -> int:
     while True:
         with transaction.atomic():
             # Two runs of one space never take the same entry (PostgreSQL; SQLite writes one at a time anyway).
-            batch = list(Entry.objects.filter(space_id=space_id, enrich_pending=True).select_related("space")
-                         .select_for_update(skip_locked=True, of=("self",)).order_by("at", "id")[:BATCH])
+            batch = list(Entry.objects.filter(space_id=space_id, enrich_pending=True)
+                         .select_for_update(skip_locked=True).order_by("at", "id")[:BATCH])
             live = [entry for entry in batch if entry.deleted_at is None]  # a forgotten entry gets nothing
             for entry in live:
                 link_automatically(entry)
