@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test test-postgres bench load test-integration backup clean
+.PHONY: run test test-postgres bench bench-embeddings load test-integration backup clean
 
 $(VENV)/.runtime: requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,7 +29,7 @@ test-postgres: $(VENV)/.dev
 	@test -n "$$DATABASE_URL" -a -n "$$REDIS_URL" || { echo "set DATABASE_URL and REDIS_URL (.ci/services start DIR)"; exit 2; }
 	$(PY) -m pytest -m "not browser" tests/test_api_*.py tests/test_native_store.py tests/test_jobs.py \
 		tests/test_facts.py tests/test_topics.py tests/test_enrich.py tests/test_memory_growth_api.py tests/test_security.py \
-		tests/test_faults.py tests/test_postgres_redis.py tests/test_postgres_search.py
+		tests/test_faults.py tests/test_postgres_redis.py tests/test_postgres_search.py tests/test_embeddings.py
 
 backup: $(VENV)/.runtime
 	$(PY) manage.py backup
@@ -40,6 +40,10 @@ load: $(VENV)/.runtime
 
 bench: $(VENV)/.dev
 	$(PY) -m bench
+
+bench-embeddings: $(VENV)/.dev
+	scripts/embedding-venv
+	$(PY) -m bench.semantic
 
 # The adapters against real provider servers on loopback: OpenViking, Hindsight (on Postgres + pgvector)
 # and ByteRover's `brv`, each installed once into its own directory (about 11 minutes and 3.6 GB the

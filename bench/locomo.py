@@ -13,8 +13,12 @@ import statistics
 import sys
 import time
 from collections import Counter
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+
+from django.conf import settings
+from django.test import override_settings
 
 KS = (1, 5, 10, 20)
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo" / "locomo_dev.json"
@@ -84,15 +88,19 @@ def percentile(values: list[float], p: float) -> float:
 def run(limit_conversations: int | None = None) -> dict:
     from django.utils import timezone
 
-    from memoryhub.memories import enrich, pipeline, recall
+    from memoryhub.memories import enrich, pipeline, recall, vectors
     from memoryhub.memories.text import tokenize
     from memoryhub.spaces.models import MemorySpace
 
+    semantic = vectors.enabled()  # MEMORYHUB_EMBEDDINGS_BASE_URL set: also measure search with embeddings
+
     samples = json.loads(DATA.read_text())[:limit_conversations]
     ours = {k: [] for k in KS}
+    blended = {k: [] for k in KS}
     base = {k: [] for k in KS}
     latencies: list[float] = []
-    ingest_seconds = enrich_seconds = 0.0
+    blended_latencies: list[float] = []
+    ingest_seconds = enrich_seconds = embed_seconds = 0.0
     turns_written = 0
     for index, sample in enumerate(samples):
         space = MemorySpace.objects.create(slug=f"locomo-{index}", name=sample.get("sample_id", f"conv {index}"))
@@ -111,18 +119,25 @@ def run(limit_conversations: int | None = None) -> dict:
                 turns_written += 1
         ingest_seconds += time.perf_counter() - started
         started = time.perf_counter()
-        enrich.run(space.pk)  # what the worker does after the writes: edges and topics
+        with words_only():
+            enrich.run(space.pk)  # what the worker does after the writes: edges and topics
         enrich_seconds += time.perf_counter() - started
+        if semantic:
+            started = time.perf_counter()
+            vectors.embed_pending(space.pk, raise_errors=True)
+            embed_seconds += time.perf_counter() - started
         baseline = BM25(docs)
         for question, evidence in questions(sample):
-            t0 = time.perf_counter()
-            cards = recall.search([space], question, limit=max(KS), recallable_only=True)
-            latencies.append((time.perf_counter() - t0) * 1000)
-            ranked = [dia_of.get(c.entry.pk) for c in cards if c.entry is not None]
+            with words_only():
+                ranked = _ranked(recall, space, question, dia_of, latencies)
             base_ranked = baseline.rank(tokenize(question), max(KS))
             for k in KS:
                 ours[k].append(recall_at(ranked, evidence, k))
                 base[k].append(recall_at(base_ranked, evidence, k))
+            if semantic:
+                ranked = _ranked(recall, space, question, dia_of, blended_latencies)
+                for k in KS:
+                    blended[k].append(recall_at(ranked, evidence, k))
     return {
         "questions": len(latencies),
         "turns": turns_written,
@@ -132,7 +147,26 @@ def run(limit_conversations: int | None = None) -> dict:
         "bm25": {k: statistics.mean(v) for k, v in base.items()},
         "p50_ms": percentile(latencies, 50),
         "p95_ms": percentile(latencies, 95),
+        "embeddings": {
+            "model": settings.MEMORYHUB["EMBEDDINGS_MODEL"], "recall": {k: statistics.mean(v) for k, v in blended.items()},
+            "p50_ms": percentile(blended_latencies, 50), "p95_ms": percentile(blended_latencies, 95),
+            "embed_turns_per_s": turns_written / embed_seconds,
+        } if semantic else None,
     }
+
+
+def _ranked(recall, space, question: str, dia_of: dict, latencies: list[float]) -> list[str]:
+    started = time.perf_counter()
+    cards = recall.search([space], question, limit=max(KS), recallable_only=True)
+    latencies.append((time.perf_counter() - started) * 1000)
+    return [dia_of.get(c.entry.pk) for c in cards if c.entry is not None]
+
+
+@contextmanager
+def words_only():
+    """Search and enrichment as without an embedding service: the baseline of the embedding figures."""
+    with override_settings(MEMORYHUB={**settings.MEMORYHUB, "EMBEDDINGS_BASE_URL": ""}):
+        yield
 
 
 def report(result: dict) -> str:
@@ -146,6 +180,12 @@ def report(result: dict) -> str:
         f"{result['enrich_turns_per_s']:.0f} turns/s (the worker's edges and topics)",
         "targets: R@10 >= 0.62, search p95 <= 25 ms",
     ]
+    semantic = result.get("embeddings")
+    if semantic:
+        lines[3:3] = [f"{'+ embeddings':14}" + "".join(f"{semantic['recall'][k]:<9.3f}" for k in KS)]
+        lines.append(f"with embeddings ({semantic['model']}): search p50 {semantic['p50_ms']:.1f} ms, "
+                     f"p95 {semantic['p95_ms']:.1f} ms (each question embedded once, uncached); "
+                     f"the worker embeds {semantic['embed_turns_per_s']:.0f} turns/s")
     return "\n".join(lines)
 
 

@@ -10,6 +10,8 @@ import gc
 import time
 from typing import Callable
 
+from django.conf import settings
+
 from bench import synthetic
 
 SIZES = (10_000, 100_000)
@@ -68,6 +70,7 @@ def run(sizes=SIZES) -> list[dict]:
         row["plan_s"] = time.perf_counter() - started
         row["plan"] = f"{len(plan.merges)} merges, {len(plan.digests)} digests, {len(plan.archives)} archives"
         rows.append(row)
+    rows[-1]["vectors"] = nearest_neighbours(space)
     started = time.perf_counter()
     consolidate.apply(space, actor="bench")
     rows[-1]["apply_s"] = time.perf_counter() - started
@@ -75,6 +78,34 @@ def run(sizes=SIZES) -> list[dict]:
     compact.compact()
     rows[-1]["compact_s"] = time.perf_counter() - started
     return rows
+
+
+def nearest_neighbours(space, dims: int = 384) -> dict:
+    """The vector half of search with embeddings on: random unit vectors for every entry (no model needed),
+    then the nearest 50 of random queries. Beside it, the full-text query above is the baseline."""
+    import numpy as np
+    from django.test import override_settings
+
+    from memoryhub.memories import vectors
+    from memoryhub.memories.models import Entry
+
+    random = np.random.default_rng(7)
+    with override_settings(MEMORYHUB={**settings.MEMORYHUB, "EMBEDDINGS_MODEL": "bench-random"}):
+        entries = list(Entry.objects.filter(space=space).values_list("pk", "content_hash"))
+        started = time.perf_counter()
+        for start in range(0, len(entries), 1000):
+            chunk = entries[start:start + 1000]
+            matrix = random.standard_normal((len(chunk), dims), dtype=np.float32)
+            vectors._store(space.pk, "bench-random", chunk, matrix / np.linalg.norm(matrix, axis=1, keepdims=True))
+        stored = time.perf_counter() - started
+        queries = [v / np.linalg.norm(v) for v in random.standard_normal((QUERIES, dims), dtype=np.float32)]
+        started = time.perf_counter()
+        vectors.nearest([space.pk], queries[0], 50)  # a process's first look reads every vector
+        first = time.perf_counter() - started
+        by_key = {str(i): q for i, q in enumerate(queries)}
+        p50, p95 = timed(lambda key: vectors.nearest([space.pk], by_key[key], 50), list(by_key))
+    return {"vectors": len(entries), "dims": dims, "store_s": stored, "first_s": first, "p50": p50, "p95": p95,
+            "method": "pgvector HNSW" if vectors._pgvector() else "NumPy in the process"}
 
 
 def dashboard_client():
@@ -109,5 +140,9 @@ def report(rows: list[dict]) -> str:
     last = rows[-1]
     lines.append(f"at {last['entries']} entries: consolidation apply {last.get('apply_s', 0):.1f} s, "
                  f"compaction {last.get('compact_s', 0):.1f} s")
+    v = last.get("vectors")
+    if v:
+        lines.append(f"nearest 50 of {v['vectors']} vectors ({v['dims']} dims, {v['method']}): p50 {v['p50']:.1f} ms, "
+                     f"p95 {v['p95']:.1f} ms; storing them {v['store_s']:.1f} s, a process's first look {v['first_s']:.2f} s")
     lines.append("targets at 100k: search p95 <= 25 ms, /context p95 <= 50 ms, list pages <= 100 ms")
     return "\n".join(lines)

@@ -35,6 +35,14 @@ def make_api(client, name="agent", origin="local", spaces=()):
     return Api(client, raw, token)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_vector_cache():
+    """Each test's database starts its row ids afresh; a process's vector matrices must not outlive it."""
+    from memoryhub.memories import vectors
+
+    vectors.clear_cache()
+
+
 @pytest.fixture
 def api(db, client):
     return make_api(client)

@@ -41,6 +41,7 @@ urlpatterns = [
          name="consolidate-undo"),
     path("spaces/<slug:slug>/maintenance/gc/<int:entry_id>/keep/", maintenance.gc_keep, name="gc-keep"),
     path("spaces/<slug:slug>/maintenance/compact/", maintenance.compact_start, name="compact"),
+    path("spaces/<slug:slug>/maintenance/embed/", maintenance.embed_start, name="embed"),
     path("spaces/<slug:slug>/maintenance/import/", maintenance.import_history, name="import-history"),
     path("spaces/<slug:slug>/maintenance/retag/", maintenance.retag_origin, name="retag-origin"),
     path("spaces/<slug:slug>/maintenance/pack/", maintenance.pack_export, name="pack-export"),

@@ -35,6 +35,7 @@ JOB_KINDS: dict[str, tuple[str, str]] = {
     "compact": ("Storage compaction", "memoryhub.memories.jobs.compact_storage"),
     "import_history": ("History import", "memoryhub.memories.jobs.import_history"),
     "retag_origin": ("Origin re-tag", "memoryhub.memories.jobs.retag_origin"),
+    "embed": ("Embedding", "memoryhub.memories.jobs.embed_space"),
 }
 
 

@@ -1,7 +1,7 @@
 from django.contrib import admin
 
-from memoryhub.memories.models import (ConsolidationRun, Edge, EntityRef, Entry, Fact, Notebook, OpLog, Persona,
-                                       RemoteWrite, Topic)
+from memoryhub.memories.models import (ConsolidationRun, Edge, EntityRef, Entry, EntryVector, Fact, Notebook, OpLog,
+                                       Persona, RemoteWrite, Topic)
 
 
 @admin.register(Entry)
@@ -39,6 +39,16 @@ class EdgeAdmin(admin.ModelAdmin):
     list_display = ("source", "edge_type", "target", "weight", "created_at")
     list_filter = ("edge_type",)
     raw_id_fields = ("source", "target")
+
+
+@admin.register(EntryVector)
+class EntryVectorAdmin(admin.ModelAdmin):
+    """Derived data (the worker embeds again what is deleted here); the numbers themselves are not shown."""
+
+    list_display = ("entry", "space", "model", "dims", "created_at")
+    list_filter = ("model", "space")
+    raw_id_fields = ("entry", "space")
+    exclude = ("data",)
 
 
 @admin.register(OpLog)

@@ -17,7 +17,7 @@ from django_q.conf import Conf
 from django_q.tasks import async_task
 
 from memoryhub import sql
-from memoryhub.memories import topics
+from memoryhub.memories import topics, vectors
 from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace
 
@@ -45,7 +45,8 @@ def schedule(space: MemorySpace) -> None:
 
 
 def run(space_id: int) -> int:
-    """Enrich every pending entry of a space, oldest first; returns how many were done."""
+    """Enrich every pending entry of a space, oldest first, then embed what lacks a vector (when embeddings are
+    on); returns how many entries were enriched."""
     # Clear the mark first: a write committing from now on queues a new run rather than being missed.
     MemorySpace.objects.filter(pk=space_id).update(enrich_queued_at=None)
     done = 0
@@ -61,7 +62,9 @@ def run(space_id: int) -> int:
             Entry.objects.filter(pk__in=[e.pk for e in batch]).update(enrich_pending=False)
         done += len(batch)
         if len(batch) < BATCH:
-            return done
+            break
+    vectors.embed_pending(space_id)  # outside any transaction: it waits on the embedding service
+    return done
 
 
 def sweep() -> int:

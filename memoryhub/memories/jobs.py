@@ -15,6 +15,16 @@ def persona_rebuild(job: Job) -> dict:
     return {k: result[k] for k in ("method", "asserted", "invalidated", "rejected", "events", "error")}
 
 
+def embed_space(job: Job) -> dict:
+    """Embed every entry of the space that lacks a vector: after embeddings were turned on or the model changed."""
+    from memoryhub.memories import vectors
+
+    def progress(done: int, total: int) -> None:
+        job_progress(job, 100 * done // max(total, 1), f"{done} of {total} entries embedded")
+
+    return {"embedded": vectors.embed_pending(job.space.pk, progress=progress, raise_errors=True)}
+
+
 def verify_write(job: Job) -> dict:
     """Check a remote write that is waiting for proof (OpenViking: URI, bytes, index, read-back).
 

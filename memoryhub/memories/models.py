@@ -88,6 +88,27 @@ class Entry(models.Model):
         return timezone.localtime(self.at).isoformat()
 
 
+class EntryVector(models.Model):
+    """An entry's embedding from the configured model: float32, unit length (vectors.py).
+
+    A new row id for every (re)embedding lets each process notice what changed since it last read.
+    On PostgreSQL with pgvector the same vector is also kept in an `embedding` column with an HNSW index.
+    """
+
+    entry = models.OneToOneField(Entry, on_delete=models.CASCADE, related_name="vector")
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="+")
+    model = models.CharField(max_length=200)
+    dims = models.PositiveSmallIntegerField()
+    data = models.BinaryField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["space", "model", "id"], name="entryvector_space_model")]
+
+    def __str__(self) -> str:
+        return f"{self.entry_id} {self.model} ({self.dims})"
+
+
 class Topic(models.Model):
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="topics")
     session_id = models.CharField(max_length=200, blank=True, db_index=True)

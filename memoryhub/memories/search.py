@@ -9,15 +9,21 @@ unindex(), query().
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple
 
+from django.conf import settings
 from django.db import connection
 
-from memoryhub.memories import pgsearch
+from memoryhub import embeddings
+from memoryhub.memories import pgsearch, vectors
 from memoryhub.memories.counts import ReusedCounts
 from memoryhub.memories.text import tokenize
+from providers.base import ProviderError
+
+log = logging.getLogger(__name__)
 
 FTS_TABLE = "memories_entry_fts"
 VOCAB_TABLE = "memories_entry_fts_vocab"
@@ -30,6 +36,10 @@ DIGEST_BOOST = 1.3
 CANDIDATES = 200
 RECENT_WINDOW = 20_000  # the newest entries a query of only common words scores first
 INNER_CAP = 2000
+# With embeddings on: how much meaning counts against words, how many neighbours each space offers, and the
+# similarity below which a neighbour is taken as unrelated (cosine; about where unrelated texts sit).
+SEMANTIC_WEIGHT = 0.5
+NEIGHBOURS = 50
 
 
 def create_index(conn) -> None:
@@ -77,9 +87,11 @@ def unindex(entry_ids: Iterable[int]) -> None:
         return
     if connection.vendor == "postgresql":
         pgsearch.unindex(ids)
+        vectors.drop(ids)
         return
     with connection.cursor() as cur:
         cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid IN ({','.join(['%s'] * len(ids))})", ids)
+    vectors.drop(ids)
 
 
 class Plan(NamedTuple):
@@ -143,6 +155,7 @@ class Hit:
     entry_id: int
     rank: float  # the ordering key: BM25 × hit boost (× digest boost), larger is better
     bm25: float
+    similarity: float | None = None  # cosine similarity to the query, when embeddings are on
 
 
 def query(
@@ -173,6 +186,13 @@ def query(
     if categories:
         where.append(f"e.category IN ({','.join(['%s'] * len(categories))})")
         params += categories
+    hits = _word_hits(text, where, params, limit, candidates)
+    if vectors.enabled():
+        hits = _blend(space_ids, text, hits, where, params, limit)
+    return hits[:limit]
+
+
+def _word_hits(text: str, where: list[str], params: list, limit: int, candidates: int) -> list[Hit]:
     hits: dict[int, Hit] = {}
     for plan in query_plans(text):
         for recent in ([True, False] if plan.common else [False]):
@@ -183,7 +203,55 @@ def query(
         hits.update((h.entry_id, h) for h in fresh)  # an earlier plan's matches stay ahead of later ones
         if len(hits) >= limit:
             break
-    return list(hits.values())[:limit]
+    return list(hits.values())
+
+
+def _blend(space_ids: list[int], text: str, hits: list[Hit], where: list[str], params: list,
+           limit: int) -> list[Hit]:
+    """Word matches and nearest neighbours in one order: a weighted sum of each one's word score (relative
+    to the best word match, never above an earlier plan's) and its similarity above the floor.
+
+    An entry not embedded yet keeps its word score; a failing embedding service leaves word search alone.
+    """
+    try:
+        vector = embeddings.query_vector(text)
+    except ProviderError as exc:
+        log.warning("query embedding failed, searching by words only: %s", exc.message)
+        return hits
+    floor = float(settings.MEMORYHUB.get("EMBEDDINGS_MIN_SIMILARITY", 0.3))
+    near = {pk: sim for pk, sim in vectors.nearest(space_ids, vector, max(NEIGHBOURS, limit)).items() if sim > floor}
+    words: dict[int, float] = {}
+    top = hits[0].rank if hits else 1.0
+    ceiling = 1.0
+    for hit in hits:
+        ceiling = min(ceiling, hit.rank / top)
+        words[hit.entry_id] = ceiling
+    similarity = {**vectors.similarities(space_ids, vector, [pk for pk in words if pk not in near]), **near}
+    extra = _allowed([pk for pk in near if pk not in words], where, params)
+    found = {h.entry_id: h for h in hits} | {pk: _hit(pk, 0.0, hits_count, kind) for pk, hits_count, kind in extra}
+
+    def score(pk: int) -> float:
+        if pk not in similarity:
+            return words[pk]
+        meaning = max(0.0, (similarity[pk] - floor) / (1 - floor))
+        return (1 - SEMANTIC_WEIGHT) * words.get(pk, 0.0) + SEMANTIC_WEIGHT * meaning
+
+    blended = []
+    for pk, hit in found.items():
+        hit.similarity = round(similarity[pk], 4) if pk in similarity else None
+        hit.rank = score(pk) * top
+        blended.append(hit)
+    return sorted(blended, key=lambda h: h.rank, reverse=True)
+
+
+def _allowed(ids: list[int], where: list[str], params: list) -> list[tuple]:
+    """(id, hits, kind) of those entries the search's filters admit."""
+    if not ids:
+        return []
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT e.id, e.hits, e.kind FROM memories_entry e WHERE e.id IN ({','.join(['%s'] * len(ids))}) "
+                    f"AND {' AND '.join(where)}", [*ids, *params])
+        return cur.fetchall()
 
 
 def _hit(entry_id: int, relevance: float, hits_count: int, kind: str) -> Hit:

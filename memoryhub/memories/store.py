@@ -17,7 +17,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from memoryhub import sql
-from memoryhub.memories import enrich, search, topics
+from memoryhub.memories import enrich, search, topics, vectors
 from memoryhub.memories.models import Edge, EntityRef, Entry, OpLog
 from memoryhub.memories.text import capitalised_words, clip, extract_entities, first_sentence
 from memoryhub.spaces.models import MemorySpace
@@ -193,6 +193,7 @@ def update(entry: Entry, *, title: str | None = None, body: str | None = None, c
         entry.content_hash = hashlib.sha256(f"{entry.title}\x00{entry.body}".encode()).hexdigest()
         entry.save()
         search.index(entry)
+        vectors.drop([entry.pk])  # embedded again by the next run (sweep)
         log_op(entry.space, "update", str(entry.pk), clip(entry.summary, 200), actor)
     return entry
 

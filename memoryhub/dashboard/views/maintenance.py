@@ -1,4 +1,5 @@
-"""Space maintenance: consolidation preview/apply/undo, gc suggestions, compaction, history import, packs, re-tag.
+"""Space maintenance: consolidation preview/apply/undo, gc suggestions, compaction, history import, packs, re-tag,
+embeddings.
 
 Everything that changes data runs as a Job with a progress bar; previews and dry runs change nothing.
 """
@@ -19,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryhub.audit.models import record
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
-from memoryhub.memories import consolidate, gc, importers, packs
+from memoryhub.memories import consolidate, gc, importers, packs, vectors
 from memoryhub.memories.importers import retag
 from memoryhub.memories.models import ConsolidationRun, Entry
 from memoryhub.spaces.models import MemorySpace
@@ -55,7 +56,8 @@ def maintenance(request: HttpRequest, slug: str) -> HttpResponse:
         "runs": ConsolidationRun.objects.filter(space=space)[:10], "candidates": gc.suggest(space),
         "formats": [(k, label) for k, (label, _loader) in importers.FORMATS.items()],
         "jobs": Job.objects.filter(space=space, kind__in=("consolidate", "consolidate_undo", "import_history",
-                                                          "retag_origin"))[:5],
+                                                          "retag_origin", "embed"))[:5],
+        "embeddings": vectors.status(space),
     }
     return render(request, TEMPLATE, context)
 
@@ -104,6 +106,17 @@ def compact_start(request: HttpRequest, slug: str) -> HttpResponse:
     space = _space(slug)
     job = runner.enqueue("compact", space=space, user=request.user)
     record(request.user.username, "compact", space.slug, user=request.user)
+    return _job_response(request, space, job)
+
+
+@require_POST
+@login_required
+def embed_start(request: HttpRequest, slug: str) -> HttpResponse:
+    space = _space(slug)
+    if not vectors.enabled() or space.is_vault:
+        raise Http404("embeddings are off, or this is a vault space")
+    job = runner.enqueue("embed", space=space, user=request.user)
+    record(request.user.username, "embed", space.slug, user=request.user)
     return _job_response(request, space, job)
 
 

@@ -1,0 +1,309 @@
+"""Entry embeddings: the worker stores them, search asks for the nearest ones (search.py blends them in).
+
+Only when an embedding service is configured (memoryhub/embeddings.py). Every live entry of an
+open native space is embedded after its enrichment; vault text never goes to the service. An
+edit drops the entry's vector and the next run embeds it again; another model name means every
+entry is embedded again under it.
+
+Nearest neighbours: on PostgreSQL with pgvector, from an HNSW index (one per vector length).
+Elsewhere each process keeps a space's vectors in a NumPy matrix, reads only rows added since
+its last look, and scores them all: about 4 bytes × dimensions per entry of memory, and a few
+milliseconds per 100k entries.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Callable, Iterable
+
+import numpy as np
+from django.db import connection, transaction
+from django.utils import timezone
+
+from memoryhub import embeddings, sql
+from memoryhub.spaces.models import MemorySpace
+from providers.base import ProviderError
+
+log = logging.getLogger(__name__)
+
+TABLE = "memories_entryvector"
+BATCH = 32
+ERROR_PREFIX = "embeddings: "
+
+
+def enabled() -> bool:
+    return embeddings.configured()
+
+
+# --- writing ---------------------------------------------------------------------------------------
+
+def pending_ids(space_id: int, model: str, limit: int, after: int = 0) -> list[int]:
+    """Live entries of the space without a vector of `model`, oldest first, from id `after` on."""
+    return [row[0] for row in sql.rows(
+        f"SELECT e.id FROM memories_entry e LEFT JOIN {TABLE} v ON v.entry_id = e.id AND v.model = %s "
+        "WHERE e.space_id = %s AND e.id > %s AND e.deleted_at IS NULL AND v.id IS NULL ORDER BY e.id LIMIT %s",
+        [model, space_id, after, limit])]
+
+
+def embed_pending(space_id: int, *, progress: Callable[[int, int], None] | None = None,
+                  raise_errors: bool = False) -> int:
+    """Embed every live entry of the space that lacks a vector of the configured model; how many were done.
+
+    A failing service stops the run and leaves its message on the space (the dashboard shows it);
+    the schedule tries again later. Jobs pass `raise_errors` to fail visibly instead.
+    """
+    if not enabled():
+        return 0
+    space = MemorySpace.objects.filter(pk=space_id).first()
+    if space is None or not space.is_native or space.is_vault:
+        return 0
+    model = embeddings.model_name()
+    total = _count_pending(space_id, model) if progress else 0
+    done = last = 0
+    client = embeddings.embedder()
+    try:
+        # The cursor keeps a backfill linear (and passes over an entry edited while it was being embedded).
+        while ids := pending_ids(space_id, model, BATCH, after=last):
+            last = ids[-1]
+            texts = {pk: (title, body, digest) for pk, title, body, digest in sql.rows(
+                f"SELECT id, title, body, content_hash FROM memories_entry WHERE id IN ({sql.placeholders(ids)})", ids)}
+            ids = [pk for pk in ids if pk in texts]
+            if not ids:
+                continue
+            matrix = client.embed([f"{texts[pk][0]}\n{texts[pk][1]}".strip() for pk in ids])
+            _store(space_id, model, [(pk, texts[pk][2]) for pk in ids], matrix)
+            done += len(ids)
+            if progress:
+                progress(done, max(total, done))
+    except ProviderError as exc:
+        MemorySpace.objects.filter(pk=space_id).update(last_error=(ERROR_PREFIX + exc.message)[:2000])
+        log.warning("embedding entries of space %s failed: %s", space_id, exc.message)
+        if raise_errors:
+            raise
+        return done
+    finally:
+        client.close()
+    if space.last_error.startswith(ERROR_PREFIX):
+        MemorySpace.objects.filter(pk=space_id).update(last_error="")
+    return done
+
+
+def _count_pending(space_id: int, model: str) -> int:
+    return sql.one(
+        f"SELECT count(*) FROM memories_entry e LEFT JOIN {TABLE} v ON v.entry_id = e.id AND v.model = %s "
+        "WHERE e.space_id = %s AND e.deleted_at IS NULL AND v.id IS NULL", [model, space_id])[0]
+
+
+def _store(space_id: int, model: str, entries: list[tuple[int, str]], matrix: np.ndarray) -> None:
+    """Replace the vectors of entries whose text is still what was embedded (an edit meanwhile wins)."""
+    ids = [pk for pk, _hash in entries]
+    dims = int(matrix.shape[1])
+    pgvector = _pgvector()
+    with sql.one_writer(), transaction.atomic():
+        if pgvector:
+            _ensure_hnsw(dims)
+        current = dict(sql.rows(f"SELECT id, content_hash FROM memories_entry WHERE id IN ({sql.placeholders(ids)}) "
+                                "AND deleted_at IS NULL", ids))
+        sql.run(f"DELETE FROM {TABLE} WHERE entry_id IN ({sql.placeholders(ids)})", ids)
+        now = sql.moment(timezone.now())
+        rows = [(pk, space_id, model, dims, row.tobytes(), now, *([_literal(row)] if pgvector else []))
+                for (pk, digest), row in zip(entries, matrix) if current.get(pk) == digest]
+        columns = "entry_id, space_id, model, dims, data, created_at" + (", embedding" if pgvector else "")
+        values = "%s, %s, %s, %s, %s, %s" + (", %s::vector" if pgvector else "")
+        sql.run_many(f"INSERT INTO {TABLE} ({columns}) VALUES ({values})", rows)
+
+
+def drop(entry_ids: Iterable[int]) -> None:
+    """Forget the vectors of entries whose text changed or went (inside the caller's transaction)."""
+    ids = list(entry_ids)
+    if ids:
+        sql.run(f"DELETE FROM {TABLE} WHERE entry_id IN ({sql.placeholders(ids)})", ids)
+
+
+def sweep() -> int:
+    """Every five minutes: embed what runs after writes missed (the service was down, or it was just configured)."""
+    if not enabled():
+        return 0
+    model = embeddings.model_name()
+    spaces = MemorySpace.objects.filter(provider="native").exclude(access="vault").values_list("pk", flat=True)
+    return sum(embed_pending(pk) for pk in spaces if pending_ids(pk, model, 1))
+
+
+def status(space: MemorySpace) -> dict:
+    """For the dashboard: is it on, with which model, how far along, the last failure."""
+    if not enabled():
+        return {"enabled": False}
+    model = embeddings.model_name()
+    live = sql.one("SELECT count(*) FROM memories_entry WHERE space_id = %s AND deleted_at IS NULL", [space.pk])[0]
+    return {"enabled": True, "model": model, "live": live, "vault": space.is_vault,
+            "missing": 0 if space.is_vault else _count_pending(space.pk, model),
+            "error": space.last_error[len(ERROR_PREFIX):] if space.last_error.startswith(ERROR_PREFIX) else "",
+            "index": "pgvector HNSW" if _pgvector() else "in-process NumPy"}
+
+
+# --- reading ---------------------------------------------------------------------------------------
+
+def nearest(space_ids: list[int], vector: np.ndarray, k: int) -> dict[int, float]:
+    """The k entries per space most similar to `vector` (cosine similarity), entry id → similarity."""
+    model = embeddings.model_name()
+    if _pgvector():
+        dims, found = len(vector), {}
+        literal = _literal(vector)
+        with transaction.atomic():
+            # Keep walking the graph until k rows pass the space filter (pgvector ≥ 0.8; ignored before).
+            sql.run("SET LOCAL hnsw.iterative_scan = strict_order")
+            sql.run(f"SET LOCAL hnsw.ef_search = {max(40, min(int(k), 1000))}")
+            for space_id in space_ids:
+                found.update(sql.rows(
+                    f"SELECT entry_id, 1 - (embedding::vector({dims}) <=> %s::vector({dims})) FROM {TABLE} "
+                    f"WHERE dims = {dims} AND model = %s AND space_id = %s "
+                    f"ORDER BY embedding::vector({dims}) <=> %s::vector({dims}) LIMIT %s",
+                    [literal, model, space_id, literal, k]))
+        return found
+    found = {}
+    for space_id in space_ids:
+        ids, vecs = _matrices.get(space_id, model, len(vector))
+        if not len(ids):
+            continue
+        scores = vecs @ vector
+        top = np.argpartition(-scores, k - 1)[:k] if len(ids) > k else np.arange(len(ids))
+        found.update(zip(ids[top].tolist(), scores[top].tolist()))
+    return found
+
+
+def similarities(space_ids: list[int], vector: np.ndarray, entry_ids: list[int]) -> dict[int, float]:
+    """Cosine similarity of the given entries that have a vector of the configured model."""
+    if not entry_ids:
+        return {}
+    model = embeddings.model_name()
+    if _pgvector():
+        dims = len(vector)
+        return dict(sql.rows(
+            f"SELECT entry_id, 1 - (embedding::vector({dims}) <=> %s::vector({dims})) FROM {TABLE} "
+            f"WHERE dims = {dims} AND model = %s AND entry_id IN ({sql.placeholders(entry_ids)})",
+            [_literal(vector), model, *entry_ids]))
+    found: dict[int, float] = {}
+    for space_id in space_ids:
+        for pk, row in _matrices.lookup(space_id, model, len(vector), entry_ids).items():
+            found[pk] = float(row @ vector)
+    return found
+
+
+class _SpaceMatrices:
+    """Each space's vectors in this process, grown as the table grows (rows are only ever added or replaced).
+
+    A replaced vector overwrites its entry's row; a hard-deleted entry's row stays until the process
+    restarts, and search drops it with the entry filter.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._spaces: dict[tuple, dict] = {}
+
+    def get(self, space_id: int, model: str, dims: int) -> tuple[np.ndarray, np.ndarray]:
+        with self._lock:
+            state = self._refresh((connection.alias, space_id, model, dims), space_id, model, dims)
+            n = state["n"]  # a later refresh may grow (replace) these arrays, never shrink them
+            return state["ids"][:n], state["vecs"][:n]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._spaces.clear()
+
+    def lookup(self, space_id: int, model: str, dims: int, entry_ids: list[int]) -> dict[int, np.ndarray]:
+        """The vectors this space holds of `entry_ids`."""
+        with self._lock:
+            state = self._refresh((connection.alias, space_id, model, dims), space_id, model, dims)
+            return {pk: state["vecs"][state["row"][pk]].copy() for pk in entry_ids if pk in state["row"]}
+
+    def _refresh(self, key: tuple, space_id: int, model: str, dims: int) -> dict:
+        state = self._spaces.get(key)
+        if state is None:
+            state = self._spaces[key] = {"last": 0, "n": 0, "row": {}, "ids": np.zeros(0, np.int64),
+                                         "vecs": np.zeros((0, dims), np.float32)}
+        newest = sql.one(f"SELECT max(id) FROM {TABLE} WHERE space_id = %s AND model = %s", [space_id, model])[0] or 0
+        if newest < state["last"]:  # ids went back: the database was restored from a backup
+            del self._spaces[key]
+            return self._refresh(key, space_id, model, dims)
+        if newest == state["last"]:
+            return state
+        added = sql.rows(f"SELECT id, entry_id, data FROM {TABLE} WHERE space_id = %s AND model = %s AND id > %s "
+                         f"AND dims = %s ORDER BY id", [space_id, model, state["last"], dims])
+        state["last"] = newest
+        for _id, entry_id, data in added:
+            row = state["row"].get(entry_id)
+            if row is None:
+                row = state["row"][entry_id] = state["n"]
+                state["n"] += 1
+                _grow(state, state["n"], dims)
+                state["ids"][row] = entry_id
+            state["vecs"][row] = np.frombuffer(bytes(data), dtype=np.float32)
+        return state
+
+
+def _grow(state: dict, needed: int, dims: int) -> None:
+    """Room for `needed` rows, growing by half again so appends stay cheap."""
+    if needed <= len(state["ids"]):
+        return
+    capacity = max(needed, int(len(state["ids"]) * 1.5) + 1024)
+    ids = np.zeros(capacity, np.int64)
+    vecs = np.zeros((capacity, dims), np.float32)
+    ids[: len(state["ids"])] = state["ids"]
+    vecs[: len(state["vecs"])] = state["vecs"]
+    state["ids"], state["vecs"] = ids, vecs
+
+
+_matrices = _SpaceMatrices()
+clear_cache = _matrices.clear  # tests: a rolled-back test hands out the same row ids again
+
+
+# --- PostgreSQL + pgvector -------------------------------------------------------------------------
+
+_pgvector_checked: dict[str, bool] = {}
+
+
+def _pgvector() -> bool:
+    """Whether this database keeps vectors in a pgvector column too (the migration adds it when it can)."""
+    if connection.vendor != "postgresql":
+        return False
+    if connection.alias not in _pgvector_checked:
+        _pgvector_checked[connection.alias] = bool(sql.one(
+            "SELECT count(*) FROM information_schema.columns WHERE table_name = %s AND column_name = 'embedding'",
+            [TABLE])[0])
+    return _pgvector_checked[connection.alias]
+
+
+def add_pgvector(conn) -> bool:
+    """Add the `embedding` column when pgvector can be had (migration 0012); False leaves NumPy search."""
+    if conn.vendor != "postgresql":
+        return False
+    with conn.cursor() as cur:
+        cur.execute("SELECT count(*) FROM pg_available_extensions WHERE name = 'vector'")
+        if not cur.fetchone()[0]:
+            return False
+        try:
+            with transaction.atomic(using=conn.alias):
+                cur.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        except Exception as exc:  # not allowed to create it: a superuser may do so later (README)
+            log.warning("pgvector is installed but CREATE EXTENSION vector failed: %s", exc)
+            return False
+        cur.execute(f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS embedding vector")
+    _pgvector_checked.pop(conn.alias, None)
+    return True
+
+
+def _ensure_hnsw(dims: int) -> None:
+    """One HNSW index per vector length, made when the first vector of that length is stored."""
+    name = f"{TABLE}_hnsw_{int(dims)}"
+    if sql.one("SELECT count(*) FROM pg_indexes WHERE indexname = %s", [name])[0]:
+        return
+    # Django checks foreign keys at commit, and PostgreSQL won't index a table with checks pending: run them now.
+    sql.run("SET CONSTRAINTS ALL IMMEDIATE")
+    sql.run(f"CREATE INDEX IF NOT EXISTS {name} ON {TABLE} "
+            f"USING hnsw ((embedding::vector({int(dims)})) vector_cosine_ops) WHERE dims = {int(dims)}")
+    sql.run("SET CONSTRAINTS ALL DEFERRED")
+
+
+def _literal(vector: np.ndarray) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in vector.tolist()) + "]"
