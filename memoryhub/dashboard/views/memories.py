@@ -92,7 +92,7 @@ def keyset_page(entries: QuerySet, space: MemorySpace, before: int | None, after
 
 
 def native_listing(request: HttpRequest, space: MemorySpace, form: MemoryFilterForm) -> dict:
-    entries = filtered(space, form)
+    entries = filtered(space, form).defer("body")  # a row shows the headline; "Show full text" fetches the body
     query = (form.value("q") or "").strip()
     if query:
         hits = fts.query([space.pk], query, limit=SEARCH_LIMIT, recallable_only=False,
