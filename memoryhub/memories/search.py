@@ -187,7 +187,7 @@ def query(
         where.append(f"e.category IN ({','.join(['%s'] * len(categories))})")
         params += categories
     hits = _word_hits(text, where, params, limit, candidates)
-    if vectors.enabled():
+    if vectors.enabled() and text.strip():
         hits = _blend(space_ids, text, hits, where, params, limit)
     return hits[:limit]
 
