@@ -2,7 +2,8 @@
 
 Each word is mapped to its synonym group's first word, and each such word gets its own axis (no
 collisions), so "automobile" and "car" share one while no text shares a word with the other. `mode`
-switches the answer to a failure: "down" (500), "short" (one vector too few), "nan", "slow".
+switches the answer to a failure: "down" (500), "short" (one vector too few), "nan", "slow"; a
+text with "TOO-LONG" in it is refused with 413, as a server refuses input over its model's limit.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class FakeEmbeddings(FakeJsonServer):
         if self.mode == "slow":
             time.sleep(3)
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        if any("TOO-LONG" in t for t in texts):
+            return 413, {"error": {"message": "input is longer than the model's 512 tokens"}}
         data = [{"object": "embedding", "index": i, "embedding": vector(t)} for i, t in enumerate(texts)]
         if self.mode == "short":
             data = data[:-1]

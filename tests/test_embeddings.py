@@ -132,6 +132,21 @@ def test_a_malformed_answer_stores_nothing(service, space, mode):
     assert space.last_error.startswith("embeddings: POST") and "answered" in space.last_error
 
 
+def test_a_text_the_service_refuses_does_not_hold_up_the_others(service, space):
+    first = note(space, "Washed the car on Sunday")
+    refused = note(space, "TOO-LONG log dump of the car computer")
+    last = note(space, "Took the puppy to the vet")
+    assert dict(EntryVector.objects.values_list("entry_id", "dims")) == {first.pk: DIMS, refused.pk: 0, last.pk: DIMS}
+    status = vectors.status(space)
+    assert (status["missing"], status["refused"], status["error"]) == (0, 1, "")
+    assert found(space, "automobile") == ["Washed the car on Sunday"]
+    assert vectors.embed_pending(space.pk) == 0  # not asked for again
+
+    store.update(refused, body="Car computer log, summarised")
+    assert vectors.sweep() == 1
+    assert EntryVector.objects.get(entry=refused).dims == DIMS
+
+
 def test_a_slow_service_only_costs_a_search_its_query_timeout(service, space, settings):
     note(space, "Car keys are in the blue bowl")
     vectors.embed_pending(space.pk)

@@ -71,8 +71,8 @@ def embed_pending(space_id: int, *, progress: Callable[[int, int], None] | None 
             ids = [pk for pk in ids if pk in texts]
             if not ids:
                 continue
-            matrix = client.embed([f"{texts[pk][0]}\n{texts[pk][1]}".strip() for pk in ids])
-            _store(space_id, model, [(pk, texts[pk][2]) for pk in ids], matrix)
+            vectors = _embed(client, [f"{texts[pk][0]}\n{texts[pk][1]}".strip() for pk in ids])
+            _store(space_id, model, [(pk, texts[pk][2]) for pk in ids], vectors)
             done += len(ids)
             if progress:
                 progress(done, max(total, done))
@@ -89,26 +89,58 @@ def embed_pending(space_id: int, *, progress: Callable[[int, int], None] | None 
     return done
 
 
+def _embed(client: embeddings.Embedder, texts: list[str]) -> list[np.ndarray | None]:
+    """One vector per text; None for a text the service refuses on its own (too long for the model, say).
+
+    A refused batch is tried text by text, so one bad entry cannot hold up every entry after it.
+    Failures that are not about the text (down, slow, a bad key) stop the run as they are.
+    """
+    try:
+        return list(client.embed(texts))
+    except ProviderError as exc:
+        if not _refused(exc):
+            raise
+    out: list[np.ndarray | None] = []
+    for text in texts:
+        try:
+            out.append(client.embed([text])[0])
+        except ProviderError as exc:
+            if not _refused(exc):
+                raise
+            out.append(None)
+    return out
+
+
+def _refused(exc: ProviderError) -> bool:
+    status = getattr(exc, "status", None) or 0
+    return 400 <= status < 500 and status not in (401, 403, 404, 429)
+
+
 def _count_pending(space_id: int, model: str) -> int:
     return sql.one(
         f"SELECT count(*) FROM memories_entry e LEFT JOIN {TABLE} v ON v.entry_id = e.id AND v.model = %s "
         "WHERE e.space_id = %s AND e.deleted_at IS NULL AND v.id IS NULL", [model, space_id])[0]
 
 
-def _store(space_id: int, model: str, entries: list[tuple[int, str]], matrix: np.ndarray) -> None:
-    """Replace the vectors of entries whose text is still what was embedded (an edit meanwhile wins)."""
+def _store(space_id: int, model: str, entries: list[tuple[int, str]], vectors: list[np.ndarray | None]) -> None:
+    """Replace the vectors of entries whose text is still what was embedded (an edit meanwhile wins).
+
+    A refused text gets a row of no dimensions: not searched, not asked for again until it is edited.
+    """
     ids = [pk for pk, _hash in entries]
-    dims = int(matrix.shape[1])
+    dims = max((len(v) for v in vectors if v is not None), default=0)
     pgvector = _pgvector()
     with sql.one_writer(), transaction.atomic():
-        if pgvector:
+        if pgvector and dims:
             _ensure_hnsw(dims)
         current = dict(sql.rows(f"SELECT id, content_hash FROM memories_entry WHERE id IN ({sql.placeholders(ids)}) "
                                 "AND deleted_at IS NULL", ids))
         sql.run(f"DELETE FROM {TABLE} WHERE entry_id IN ({sql.placeholders(ids)})", ids)
         now = sql.moment(timezone.now())
-        rows = [(pk, space_id, model, dims, row.tobytes(), now, *([_literal(row)] if pgvector else []))
-                for (pk, digest), row in zip(entries, matrix) if current.get(pk) == digest]
+        rows = [(pk, space_id, model, 0 if vector is None else len(vector),
+                 b"" if vector is None else vector.astype(np.float32).tobytes(), now,
+                 *([None if vector is None else _literal(vector)] if pgvector else []))
+                for (pk, digest), vector in zip(entries, vectors) if current.get(pk) == digest]
         columns = "entry_id, space_id, model, dims, data, created_at" + (", embedding" if pgvector else "")
         values = "%s, %s, %s, %s, %s, %s" + (", %s::vector" if pgvector else "")
         sql.run_many(f"INSERT INTO {TABLE} ({columns}) VALUES ({values})", rows)
@@ -136,7 +168,9 @@ def status(space: MemorySpace) -> dict:
         return {"enabled": False}
     model = embeddings.model_name()
     live = sql.one("SELECT count(*) FROM memories_entry WHERE space_id = %s AND deleted_at IS NULL", [space.pk])[0]
-    return {"enabled": True, "model": model, "live": live, "vault": space.is_vault,
+    refused = sql.one(f"SELECT count(*) FROM {TABLE} WHERE space_id = %s AND model = %s AND dims = 0",
+                      [space.pk, model])[0]
+    return {"enabled": True, "model": model, "live": live, "vault": space.is_vault, "refused": refused,
             "missing": 0 if space.is_vault else _count_pending(space.pk, model),
             "error": space.last_error[len(ERROR_PREFIX):] if space.last_error.startswith(ERROR_PREFIX) else "",
             "index": "pgvector HNSW" if _pgvector() else "in-process NumPy"}
