@@ -157,6 +157,16 @@ def test_a_slow_service_only_costs_a_search_its_query_timeout(service, space, se
     assert time.monotonic() - started < 3
 
 
+def test_a_run_stops_at_its_time_budget_and_the_next_one_goes_on(service, space, settings):
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "EMBEDDINGS_BASE_URL": ""}
+    for i in range(40):
+        note(space, f"Service log {i}: the car needed oil")
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "EMBEDDINGS_BASE_URL": service.base_url}
+    assert vectors.embed_pending(space.pk, seconds=0) == 0
+    assert vectors.embed_pending(space.pk) == 40
+    assert vectors.status(space)["missing"] == 0
+
+
 def test_another_model_embeds_everything_again(service, space, settings):
     note(space, "Vet appointment for the hound")
     vectors.embed_pending(space.pk)

@@ -27,6 +27,7 @@ ENTITY_NEIGHBOURS = 5
 ENTITY_EDGE_CAP = 50
 BATCH = 50
 REQUEUE_AFTER = timedelta(minutes=5)  # a queued run older than this is taken as lost
+EMBED_SECONDS = 30.0
 
 
 def schedule(space: MemorySpace) -> None:
@@ -63,7 +64,8 @@ def run(space_id: int) -> int:
         done += len(batch)
         if len(batch) < BATCH:
             break
-    vectors.embed_pending(space_id)  # outside any transaction: it waits on the embedding service
+    # Outside any transaction (it waits on the embedding service), and briefly: a backlog is the sweep's.
+    vectors.embed_pending(space_id, seconds=EMBED_SECONDS)
     return done
 
 

@@ -16,13 +16,15 @@ def persona_rebuild(job: Job) -> dict:
 
 
 def embed_space(job: Job) -> dict:
-    """Embed every entry of the space that lacks a vector: after embeddings were turned on or the model changed."""
+    """Embed the entries of the space that lack a vector (after embeddings were turned on or the model changed),
+    for as long as a task may run; the sweep or another click takes the rest."""
     from memoryhub.memories import vectors
 
     def progress(done: int, total: int) -> None:
         job_progress(job, 100 * done // max(total, 1), f"{done} of {total} entries embedded")
 
-    return {"embedded": vectors.embed_pending(job.space.pk, progress=progress, raise_errors=True)}
+    done = vectors.embed_pending(job.space.pk, progress=progress, raise_errors=True)
+    return {"embedded": done, "still_missing": vectors.status(job.space)["missing"]}
 
 
 def verify_write(job: Job) -> dict:

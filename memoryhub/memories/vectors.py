@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Callable, Iterable
 
 import numpy as np
@@ -29,6 +30,7 @@ log = logging.getLogger(__name__)
 
 TABLE = "memories_entryvector"
 BATCH = 32
+RUN_SECONDS = 240.0  # django-q2 kills a task after 600 s
 ERROR_PREFIX = "embeddings: "
 
 
@@ -47,11 +49,12 @@ def pending_ids(space_id: int, model: str, limit: int, after: int = 0) -> list[i
 
 
 def embed_pending(space_id: int, *, progress: Callable[[int, int], None] | None = None,
-                  raise_errors: bool = False) -> int:
-    """Embed every live entry of the space that lacks a vector of the configured model; how many were done.
+                  raise_errors: bool = False, seconds: float = RUN_SECONDS) -> int:
+    """Embed the live entries of the space that lack a vector of the configured model; how many were done.
 
-    A failing service stops the run and leaves its message on the space (the dashboard shows it);
-    the schedule tries again later. Jobs pass `raise_errors` to fail visibly instead.
+    Stops after about `seconds` (a big backlog is worked off run after run, each well inside the
+    worker's task timeout). A failing service stops the run and leaves its message on the space
+    (the dashboard shows it); the schedule tries again later. Jobs pass `raise_errors` to fail visibly.
     """
     if not enabled():
         return 0
@@ -61,10 +64,11 @@ def embed_pending(space_id: int, *, progress: Callable[[int, int], None] | None 
     model = embeddings.model_name()
     total = _count_pending(space_id, model) if progress else 0
     done = last = 0
+    deadline = time.monotonic() + seconds
     client = embeddings.embedder()
     try:
         # The cursor keeps a backfill linear (and passes over an entry edited while it was being embedded).
-        while ids := pending_ids(space_id, model, BATCH, after=last):
+        while time.monotonic() < deadline and (ids := pending_ids(space_id, model, BATCH, after=last)):
             last = ids[-1]
             texts = {pk: (title, body, digest) for pk, title, body, digest in sql.rows(
                 f"SELECT id, title, body, content_hash FROM memories_entry WHERE id IN ({sql.placeholders(ids)})", ids)}
@@ -159,7 +163,8 @@ def sweep() -> int:
         return 0
     model = embeddings.model_name()
     spaces = MemorySpace.objects.filter(provider="native").exclude(access="vault").values_list("pk", flat=True)
-    return sum(embed_pending(pk) for pk in spaces if pending_ids(pk, model, 1))
+    deadline = time.monotonic() + RUN_SECONDS
+    return sum(embed_pending(pk, seconds=deadline - time.monotonic()) for pk in spaces if pending_ids(pk, model, 1))
 
 
 def status(space: MemorySpace) -> dict:
