@@ -9,7 +9,7 @@ import time
 import pytest
 from django.db import connection
 
-from memoryhub.memories import search, store, vectors
+from memoryhub.memories import recall, search, store, vectors
 from memoryhub.memories.models import Entry, EntryVector
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import default_space
@@ -81,6 +81,13 @@ def test_an_agent_finds_by_meaning_through_the_api(service, api):
     assert len(results) == 1 and "walk every morning" in results[0]["summary"]
     context = api.post("context", {"session_id": "s2", "query": "physician"}).json()
     assert "walk every morning" in context["text"]
+
+
+def test_a_match_by_meaning_counts_toward_relevance(service, space):
+    note(space, "Physician visit booked")
+    card = recall.search([space], "doctor", limit=5)[0]
+    # Half the rank (the only hit: 1.0), half the closeness: cosine 1/√3 lies 0.40 of the way above the 0.3 floor.
+    assert card.score == pytest.approx(0.5 + 0.5 * (3 ** -0.5 - 0.3) / 0.7, abs=1e-3)
 
 
 def test_an_edit_drops_the_vector_and_the_sweep_embeds_the_new_text(service, space):

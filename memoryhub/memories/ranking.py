@@ -24,12 +24,13 @@ class Ranked:
     entry_id: int
     rank: float
     via: str  # keyword | session | entity
+    similarity: float | None = None  # to the query, when embeddings are on
 
 
 def rank(space_ids: list[int], query: str, *, limit: int, origin: str | None = None,
          recallable_only: bool = True, extend: bool = True) -> list[Ranked]:
     hits = fts.query(space_ids, query, limit=max(limit, PARENTS), recallable_only=recallable_only, origin=origin)
-    ranked = {h.entry_id: Ranked(h.entry_id, h.rank, "keyword") for h in hits}
+    ranked = {h.entry_id: Ranked(h.entry_id, h.rank, "keyword", h.similarity) for h in hits}
     if extend and hits:
         parents = {h.entry_id: h.rank for h in hits[:PARENTS]}
         edges = Edge.objects.filter(source_id__in=parents).filter(

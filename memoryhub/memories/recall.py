@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memoryhub.memories import facts, persona, policies, ranking, store, topics
+from memoryhub.memories import search as fts
 from memoryhub.memories.models import Entry, Persona
 from memoryhub.memories.text import clip, token_set
 from memoryhub.spaces import space_settings
@@ -55,12 +56,14 @@ def entry_card(entry: Entry, score: float | None, space: MemorySpace) -> Card:
                 entry.at_iso, score, entry.origin, entry)
 
 
-def native_relevance(query_tokens: set[str], entry: Entry, rank: float, top: float) -> float:
-    """A 0–1 relevance: half the rank against the best hit, half the share of query words the entry has."""
+def native_relevance(query_tokens: set[str], entry: Entry, rank: float, top: float,
+                     similarity: float | None = None) -> float:
+    """A 0–1 relevance: half the rank against the best hit, half the share of query words the entry has,
+    or, when embeddings are on and that is more, how close it comes to the query in meaning."""
     if not query_tokens:
         return round(min(1.0, rank / top), 4)
     words = token_set(" ".join([entry.title, entry.summary, entry.body[:4000], " ".join(entry.tags or [])]))
-    coverage = len(query_tokens & words) / len(query_tokens)
+    coverage = max(len(query_tokens & words) / len(query_tokens), fts.meaning(similarity))
     return round(min(1.0, 0.5 * rank / top + 0.5 * coverage), 4)
 
 
@@ -90,7 +93,7 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
         for h in hits:
             entry = entries.get(h.entry_id)
             if entry:
-                cards.append(entry_card(entry, native_relevance(query_tokens, entry, h.rank, top),
+                cards.append(entry_card(entry, native_relevance(query_tokens, entry, h.rank, top, h.similarity),
                                         by_id[entry.space_id]))
     for space in spaces:
         if not space.is_native:

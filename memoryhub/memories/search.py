@@ -218,8 +218,8 @@ def _blend(space_ids: list[int], text: str, hits: list[Hit], where: list[str], p
     except ProviderError as exc:
         log.warning("query embedding failed, searching by words only: %s", exc.message)
         return hits
-    floor = float(settings.MEMORYHUB.get("EMBEDDINGS_MIN_SIMILARITY", 0.3))
-    near = {pk: sim for pk, sim in vectors.nearest(space_ids, vector, max(NEIGHBOURS, limit)).items() if sim > floor}
+    near = {pk: sim for pk, sim in vectors.nearest(space_ids, vector, max(NEIGHBOURS, limit)).items()
+            if meaning(sim) > 0}
     words: dict[int, float] = {}
     top = hits[0].rank if hits else 1.0
     ceiling = 1.0
@@ -233,8 +233,7 @@ def _blend(space_ids: list[int], text: str, hits: list[Hit], where: list[str], p
     def score(pk: int) -> float:
         if pk not in similarity:
             return words[pk]
-        meaning = max(0.0, (similarity[pk] - floor) / (1 - floor))
-        return (1 - SEMANTIC_WEIGHT) * words.get(pk, 0.0) + SEMANTIC_WEIGHT * meaning
+        return (1 - SEMANTIC_WEIGHT) * words.get(pk, 0.0) + SEMANTIC_WEIGHT * meaning(similarity[pk])
 
     blended = []
     for pk, hit in found.items():
@@ -242,6 +241,12 @@ def _blend(space_ids: list[int], text: str, hits: list[Hit], where: list[str], p
         hit.rank = score(pk) * top
         blended.append(hit)
     return sorted(blended, key=lambda h: h.rank, reverse=True)
+
+
+def meaning(similarity: float | None) -> float:
+    """0–1: how far a cosine similarity lies above the floor below which texts count as unrelated."""
+    floor = float(settings.MEMORYHUB.get("EMBEDDINGS_MIN_SIMILARITY", 0.3))
+    return 0.0 if similarity is None else max(0.0, (similarity - floor) / (1 - floor))
 
 
 def _allowed(ids: list[int], where: list[str], params: list) -> list[tuple]:
