@@ -221,3 +221,25 @@ def test_postgresql_searches_vectors_with_pgvector_and_an_hnsw_index(service, sp
         assert f"memories_entryvector_hnsw_{DIMS}" in " ".join(row[0] for row in cur.fetchall())
         cur.execute("SET enable_seqscan = on")
     assert found(space, "automobile") == [sedan.body]
+
+
+def test_the_embed_command_works_off_a_backlog_and_says_why_it_cannot(service, space, settings):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "EMBEDDINGS_BASE_URL": ""}
+    note(space, "Checked the tyre pressure")
+    with pytest.raises(CommandError, match="embeddings are off"):
+        call_command("embed", space.slug)
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "EMBEDDINGS_BASE_URL": service.base_url}
+    out = StringIO()
+    call_command("embed", space.slug, stdout=out, stderr=StringIO())
+    assert '"embedded": 1' in out.getvalue() and '"missing": 0' in out.getvalue()
+    vault = MemorySpace.objects.create(slug="locked", name="Locked", access="vault")
+    with pytest.raises(CommandError, match="vault"):
+        call_command("embed", vault.slug)
+    service.mode = "down"
+    note(space, "Rotated the tyres")
+    with pytest.raises(CommandError, match="answered 500"):
+        call_command("embed", space.slug, stdout=StringIO(), stderr=StringIO())
