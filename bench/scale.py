@@ -86,7 +86,7 @@ def nearest_neighbours(space, dims: int = 384) -> dict:
     import numpy as np
     from django.test import override_settings
 
-    from memoryhub.memories import vectors
+    from memoryhub.memories import pgvectors, vectors
     from memoryhub.memories.models import Entry
 
     random = np.random.default_rng(7)
@@ -105,7 +105,7 @@ def nearest_neighbours(space, dims: int = 384) -> dict:
         by_key = {str(i): q for i, q in enumerate(queries)}
         p50, p95 = timed(lambda key: vectors.nearest([space.pk], by_key[key], 50), list(by_key))
     return {"vectors": len(entries), "dims": dims, "store_s": stored, "first_s": first, "p50": p50, "p95": p95,
-            "method": "pgvector HNSW" if vectors._pgvector() else "NumPy in the process"}
+            "method": "pgvector HNSW" if pgvectors.in_use() else "NumPy in the process"}
 
 
 def dashboard_client():

@@ -3,8 +3,8 @@
 SQLite: an FTS5 table whose rowid is the entry id, fed with our own tokens (stemmed words and
 CJK bigrams, see text.py) so 中文 and English queries both work; ranked by BM25 and the
 log hit boost `1 + ln(1 + hits) × 0.12`. PostgreSQL: the same tokens in a tsvector with a GIN
-index and the same BM25 (pgsearch.py). Callers never see SQL or the database vendor: index(),
-unindex(), query().
+index and the same BM25 (pgsearch.py). With embeddings on, query() blends in the nearest entries by
+meaning (vectors.py). Callers never see SQL or the database vendor: index(), unindex(), query().
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ DIGEST_BOOST = 1.3
 CANDIDATES = 200
 RECENT_WINDOW = 20_000  # the newest entries a query of only common words scores first
 INNER_CAP = 2000
-# With embeddings on: how much meaning counts against words, how many neighbours each space offers, and the
-# similarity below which a neighbour is taken as unrelated (cosine; about where unrelated texts sit).
+# With embeddings on: how much meaning counts against words, and how many neighbours each space offers (the
+# similarity below which a neighbour counts as unrelated is the setting EMBEDDINGS_MIN_SIMILARITY).
 SEMANTIC_WEIGHT = 0.5
 NEIGHBOURS = 50
 

@@ -5,8 +5,8 @@ open native space is embedded after its enrichment; vault text never goes to the
 edit drops the entry's vector and the next run embeds it again; another model name means every
 entry is embedded again under it.
 
-Nearest neighbours: on PostgreSQL with pgvector, from an HNSW index (one per vector length).
-Elsewhere each process keeps a space's vectors in a NumPy matrix, reads only rows added since
+Nearest neighbours: on PostgreSQL with pgvector, from an HNSW index (pgvectors.py). Elsewhere each
+process keeps a space's vectors in a NumPy matrix, reads only rows added since
 its last look, and scores them all: about 4 bytes × dimensions per entry of memory, and a few
 milliseconds per 100k entries.
 """
@@ -23,12 +23,13 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from memoryhub import embeddings, sql
+from memoryhub.memories import pgvectors
 from memoryhub.spaces.models import MemorySpace
 from providers.base import ProviderError
 
 log = logging.getLogger(__name__)
 
-TABLE = "memories_entryvector"
+TABLE = pgvectors.TABLE
 BATCH = 32
 RUN_SECONDS = 240.0  # django-q2 kills a task after 600 s
 ERROR_PREFIX = "embeddings: "
@@ -133,17 +134,17 @@ def _store(space_id: int, model: str, entries: list[tuple[int, str]], vectors: l
     """
     ids = [pk for pk, _hash in entries]
     dims = max((len(v) for v in vectors if v is not None), default=0)
-    pgvector = _pgvector()
+    pgvector = pgvectors.in_use()
     with sql.one_writer(), transaction.atomic():
         if pgvector and dims:
-            _ensure_hnsw(dims)
+            pgvectors.ensure_hnsw(dims)
         current = dict(sql.rows(f"SELECT id, content_hash FROM memories_entry WHERE id IN ({sql.placeholders(ids)}) "
                                 "AND deleted_at IS NULL", ids))
         sql.run(f"DELETE FROM {TABLE} WHERE entry_id IN ({sql.placeholders(ids)})", ids)
         now = sql.moment(timezone.now())
         rows = [(pk, space_id, model, 0 if vector is None else len(vector),
                  b"" if vector is None else vector.astype(np.float32).tobytes(), now,
-                 *([None if vector is None else _literal(vector)] if pgvector else []))
+                 *([None if vector is None else pgvectors.literal(vector)] if pgvector else []))
                 for (pk, digest), vector in zip(entries, vectors) if current.get(pk) == digest]
         columns = "entry_id, space_id, model, dims, data, created_at" + (", embedding" if pgvector else "")
         values = "%s, %s, %s, %s, %s, %s" + (", %s::vector" if pgvector else "")
@@ -178,7 +179,7 @@ def status(space: MemorySpace) -> dict:
     return {"enabled": True, "model": model, "live": live, "vault": space.is_vault, "refused": refused,
             "missing": 0 if space.is_vault else _count_pending(space.pk, model),
             "error": space.last_error[len(ERROR_PREFIX):] if space.last_error.startswith(ERROR_PREFIX) else "",
-            "index": "pgvector HNSW" if _pgvector() else "in-process NumPy"}
+            "index": "pgvector HNSW" if pgvectors.in_use() else "in-process NumPy"}
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -186,20 +187,8 @@ def status(space: MemorySpace) -> dict:
 def nearest(space_ids: list[int], vector: np.ndarray, k: int) -> dict[int, float]:
     """The k entries per space most similar to `vector` (cosine similarity), entry id → similarity."""
     model = embeddings.model_name()
-    if _pgvector():
-        dims, found = len(vector), {}
-        literal = _literal(vector)
-        with transaction.atomic():
-            # Keep walking the graph until k rows pass the space filter (pgvector ≥ 0.8; ignored before).
-            sql.run("SET LOCAL hnsw.iterative_scan = strict_order")
-            sql.run(f"SET LOCAL hnsw.ef_search = {max(40, min(int(k), 1000))}")
-            for space_id in space_ids:
-                found.update(sql.rows(
-                    f"SELECT entry_id, 1 - (embedding::vector({dims}) <=> %s::vector({dims})) FROM {TABLE} "
-                    f"WHERE dims = {dims} AND model = %s AND space_id = %s "
-                    f"ORDER BY embedding::vector({dims}) <=> %s::vector({dims}) LIMIT %s",
-                    [literal, model, space_id, literal, k]))
-        return found
+    if pgvectors.in_use():
+        return pgvectors.nearest(space_ids, vector, k, model)
     found = {}
     for space_id in space_ids:
         ids, vecs = _matrices.get(space_id, model, len(vector))
@@ -216,12 +205,8 @@ def similarities(space_ids: list[int], vector: np.ndarray, entry_ids: list[int])
     if not entry_ids:
         return {}
     model = embeddings.model_name()
-    if _pgvector():
-        dims = len(vector)
-        return dict(sql.rows(
-            f"SELECT entry_id, 1 - (embedding::vector({dims}) <=> %s::vector({dims})) FROM {TABLE} "
-            f"WHERE dims = {dims} AND model = %s AND entry_id IN ({sql.placeholders(entry_ids)})",
-            [_literal(vector), model, *entry_ids]))
+    if pgvectors.in_use():
+        return pgvectors.similarities(vector, entry_ids, model)
     found: dict[int, float] = {}
     for space_id in space_ids:
         for pk, row in _matrices.lookup(space_id, model, len(vector), entry_ids).items():
@@ -295,54 +280,3 @@ def _grow(state: dict, needed: int, dims: int) -> None:
 
 _matrices = _SpaceMatrices()
 clear_cache = _matrices.clear  # tests: a rolled-back test hands out the same row ids again
-
-
-# --- PostgreSQL + pgvector -------------------------------------------------------------------------
-
-_pgvector_checked: dict[str, bool] = {}
-
-
-def _pgvector() -> bool:
-    """Whether this database keeps vectors in a pgvector column too (the migration adds it when it can)."""
-    if connection.vendor != "postgresql":
-        return False
-    if connection.alias not in _pgvector_checked:
-        _pgvector_checked[connection.alias] = bool(sql.one(
-            "SELECT count(*) FROM information_schema.columns WHERE table_name = %s AND column_name = 'embedding'",
-            [TABLE])[0])
-    return _pgvector_checked[connection.alias]
-
-
-def add_pgvector(conn) -> bool:
-    """Add the `embedding` column when pgvector can be had (migration 0012); False leaves NumPy search."""
-    if conn.vendor != "postgresql":
-        return False
-    with conn.cursor() as cur:
-        cur.execute("SELECT count(*) FROM pg_available_extensions WHERE name = 'vector'")
-        if not cur.fetchone()[0]:
-            return False
-        try:
-            with transaction.atomic(using=conn.alias):
-                cur.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        except Exception as exc:  # not allowed to create it: a superuser may do so later (README)
-            log.warning("pgvector is installed but CREATE EXTENSION vector failed: %s", exc)
-            return False
-        cur.execute(f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS embedding vector")
-    _pgvector_checked.pop(conn.alias, None)
-    return True
-
-
-def _ensure_hnsw(dims: int) -> None:
-    """One HNSW index per vector length, made when the first vector of that length is stored."""
-    name = f"{TABLE}_hnsw_{int(dims)}"
-    if sql.one("SELECT count(*) FROM pg_indexes WHERE indexname = %s", [name])[0]:
-        return
-    # Django checks foreign keys at commit, and PostgreSQL won't index a table with checks pending: run them now.
-    sql.run("SET CONSTRAINTS ALL IMMEDIATE")
-    sql.run(f"CREATE INDEX IF NOT EXISTS {name} ON {TABLE} "
-            f"USING hnsw ((embedding::vector({int(dims)})) vector_cosine_ops) WHERE dims = {int(dims)}")
-    sql.run("SET CONSTRAINTS ALL DEFERRED")
-
-
-def _literal(vector: np.ndarray) -> str:
-    return "[" + ",".join(f"{x:.7g}" for x in vector.tolist()) + "]"

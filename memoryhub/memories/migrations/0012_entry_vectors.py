@@ -9,9 +9,9 @@ SWEEP = "memoryhub-embed-sweep"
 
 
 def add_pgvector_and_sweep(apps, schema_editor):
-    from memoryhub.memories import vectors
+    from memoryhub.memories import pgvectors
 
-    vectors.add_pgvector(schema_editor.connection)
+    pgvectors.add_column(schema_editor.connection)
     apps.get_model("django_q", "Schedule").objects.update_or_create(
         name=SWEEP, defaults={"func": "memoryhub.memories.vectors.sweep", "schedule_type": "I", "minutes": 5,
                               "repeats": -1})
