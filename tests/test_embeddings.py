@@ -243,3 +243,29 @@ def test_the_embed_command_works_off_a_backlog_and_says_why_it_cannot(service, s
     note(space, "Rotated the tyres")
     with pytest.raises(CommandError, match="answered 500"):
         call_command("embed", space.slug, stdout=StringIO(), stderr=StringIO())
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="pgvector is PostgreSQL's")
+def test_a_big_backfill_on_postgresql_builds_the_hnsw_index_after_loading(service, space, settings, monkeypatch):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from memoryhub.memories import pgvectors
+
+    def index_oid():
+        with connection.cursor() as cur:
+            cur.execute("SELECT to_regclass(%s)::oid", [f"memories_entryvector_hnsw_{DIMS}"])
+            return cur.fetchone()[0]
+
+    note(space, "Bought a used sedan")  # embedded at once: the index exists
+    before = index_oid()
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "EMBEDDINGS_BASE_URL": ""}
+    for text in ("Puppy training on Saturday", "Invoice from the garage", "Physician on Monday"):
+        note(space, text)
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "EMBEDDINGS_BASE_URL": service.base_url}
+    monkeypatch.setattr(pgvectors, "BULK_FROM", 3)
+    call_command("embed", space.slug, stdout=StringIO(), stderr=StringIO())
+    assert before and index_oid() and index_oid() != before  # dropped for the load, built again after it
+    assert EntryVector.objects.filter(dims=DIMS).count() == 4
+    assert found(space, "hound") == ["Puppy training on Saturday"]

@@ -1,16 +1,18 @@
 import json
 import math
+from contextlib import nullcontext
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.memories import vectors
+from memoryhub.memories import pgvectors, vectors
 from memoryhub.memories.management.commands._space import native_space
 from providers.base import ProviderError
 
 
 class Command(BaseCommand):
     help = ("Embed the entries of a space that lack a vector of the configured model, without the worker's "
-            "time limit: a big backlog after turning embeddings on or changing the model.")
+            "time limit: a big backlog after turning embeddings on or changing the model. On PostgreSQL with "
+            "pgvector a backlog of 10,000 or more is loaded first and its HNSW index built after.")
 
     def add_arguments(self, parser):
         parser.add_argument("space")
@@ -25,8 +27,10 @@ class Command(BaseCommand):
         def progress(done: int, total: int) -> None:
             self.stderr.write(f"{done} of {total} entries embedded")
 
+        big = pgvectors.in_use() and vectors.status(target)["missing"] >= pgvectors.BULK_FROM
         try:
-            done = vectors.embed_pending(target.pk, progress=progress, raise_errors=True, seconds=math.inf)
+            with pgvectors.indexes_built_after() if big else nullcontext():
+                done = vectors.embed_pending(target.pk, progress=progress, raise_errors=True, seconds=math.inf)
         except ProviderError as exc:
             raise CommandError(f"the embedding service failed: {exc.message}") from exc
         self.stdout.write(json.dumps({"space": space, "embedded": done, **vectors.status(target)}))
