@@ -96,7 +96,7 @@ def nearest_neighbours(space, dims: int = 384) -> dict:
         for start in range(0, len(entries), 1000):
             chunk = entries[start:start + 1000]
             matrix = random.standard_normal((len(chunk), dims), dtype=np.float32)
-            vectors._store(space.pk, "bench-random", chunk, matrix / np.linalg.norm(matrix, axis=1, keepdims=True))
+            vectors.save(space.pk, "bench-random", chunk, matrix / np.linalg.norm(matrix, axis=1, keepdims=True))
         stored = time.perf_counter() - started
         queries = [v / np.linalg.norm(v) for v in random.standard_normal((QUERIES, dims), dtype=np.float32)]
         started = time.perf_counter()

@@ -87,10 +87,9 @@ def unindex(entry_ids: Iterable[int]) -> None:
         return
     if connection.vendor == "postgresql":
         pgsearch.unindex(ids)
-        vectors.drop(ids)
-        return
-    with connection.cursor() as cur:
-        cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid IN ({','.join(['%s'] * len(ids))})", ids)
+    else:
+        with connection.cursor() as cur:
+            cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid IN ({','.join(['%s'] * len(ids))})", ids)
     vectors.drop(ids)
 
 

@@ -33,6 +33,9 @@ TABLE = pgvectors.TABLE
 BATCH = 32
 RUN_SECONDS = 240.0  # django-q2 kills a task after 600 s
 ERROR_PREFIX = "embeddings: "
+# Live entries of a space (param 2) with no vector of a model (param 1).
+_MISSING = (f"FROM memories_entry e LEFT JOIN {TABLE} v ON v.entry_id = e.id AND v.model = %s "
+            "WHERE e.space_id = %s AND e.deleted_at IS NULL AND v.id IS NULL")
 
 
 def enabled() -> bool:
@@ -43,10 +46,8 @@ def enabled() -> bool:
 
 def pending_ids(space_id: int, model: str, limit: int, after: int = 0) -> list[int]:
     """Live entries of the space without a vector of `model`, oldest first, from id `after` on."""
-    return [row[0] for row in sql.rows(
-        f"SELECT e.id FROM memories_entry e LEFT JOIN {TABLE} v ON v.entry_id = e.id AND v.model = %s "
-        "WHERE e.space_id = %s AND e.id > %s AND e.deleted_at IS NULL AND v.id IS NULL ORDER BY e.id LIMIT %s",
-        [model, space_id, after, limit])]
+    return [row[0] for row in sql.rows(f"SELECT e.id {_MISSING} AND e.id > %s ORDER BY e.id LIMIT %s",
+                                       [model, space_id, after, limit])]
 
 
 def embed_pending(space_id: int, *, progress: Callable[[int, int], None] | None = None,
@@ -77,7 +78,7 @@ def embed_pending(space_id: int, *, progress: Callable[[int, int], None] | None 
             if not ids:
                 continue
             vectors = _embed(client, [f"{texts[pk][0]}\n{texts[pk][1]}".strip() for pk in ids])
-            _store(space_id, model, [(pk, texts[pk][2]) for pk in ids], vectors)
+            save(space_id, model, [(pk, texts[pk][2]) for pk in ids], vectors)
             done += len(ids)
             if progress:
                 progress(done, max(total, done))
@@ -122,12 +123,10 @@ def _refused(exc: ProviderError) -> bool:
 
 
 def _count_pending(space_id: int, model: str) -> int:
-    return sql.one(
-        f"SELECT count(*) FROM memories_entry e LEFT JOIN {TABLE} v ON v.entry_id = e.id AND v.model = %s "
-        "WHERE e.space_id = %s AND e.deleted_at IS NULL AND v.id IS NULL", [model, space_id])[0]
+    return sql.one(f"SELECT count(*) {_MISSING}", [model, space_id])[0]
 
 
-def _store(space_id: int, model: str, entries: list[tuple[int, str]], vectors: list[np.ndarray | None]) -> None:
+def save(space_id: int, model: str, entries: list[tuple[int, str]], vectors: list[np.ndarray | None]) -> None:
     """Replace the vectors of entries whose text is still what was embedded (an edit meanwhile wins).
 
     A refused text gets a row of no dimensions: not searched, not asked for again until it is edited.
