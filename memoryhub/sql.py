@@ -82,6 +82,13 @@ def json_value(value: Any) -> Any:
     return models.JSONField().get_db_prep_save(value, connection)
 
 
+def json_text(column: str, key: str) -> str:
+    """SQL for a JSON column's top-level `key` as text (the one place the two databases spell it differently)."""
+    if connection.vendor == "postgresql":
+        return f"{column} ->> '{key}'"
+    return f"json_extract({column}, '$.{key}')"
+
+
 def placeholders(values: Sequence[Any]) -> str:
     return ", ".join(["%s"] * len(values))
 

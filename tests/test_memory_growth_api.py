@@ -93,6 +93,17 @@ def test_neighbouring_turn_is_remembered_along_the_way_below_its_hit(api):
     assert results[0]["score"] > results[1]["score"]
 
 
+def test_only_turns_bring_their_session_neighbours_along(api):
+    api.turn("What did Caroline research last week?", "She looked into something.", session_id="c")
+    saved = result(api.tool("memory_save", session_id="c", category="general", title="Agencies",
+                            body="Adoption agencies near Boston."))
+    results = result(api.tool("memory_search", query="Caroline research"))["results"]
+    assert "Caroline" in results[0]["summary"]
+    assert saved["id"] not in [r["id"] for r in results]  # the session's next entry, but no turn
+    results = result(api.tool("memory_search", query="adoption agencies"))["results"]
+    assert [r["id"] for r in results] == [saved["id"]]  # nor does a note bring the turns around it
+
+
 def test_that_thing_last_time_uses_the_sessions_recent_turns(api):
     api.turn("The flaky test is test_upload_resume in the storage suite", "I'll look.", session_id="dbg")
     api.turn("Unrelated: what's for lunch?", "Noodles.", session_id="other")

@@ -2,12 +2,14 @@
 
 Two columns on memories_entry that Django does not manage (so a flush or delete takes them
 along): `fts_tokens`, a 'simple' tsvector of text.tokenize output (already stemmed, stopwords
-gone, CJK as bigrams), and `fts_length`, its token count. BM25 is computed in SQL with FTS5's
-constants and idf, so ranks match the SQLite backend.
+gone, CJK as bigrams), and `fts_length`, its token count. BM25 is computed with FTS5's constants
+and idf, so ranks match the SQLite backend.
 """
 
 from __future__ import annotations
 
+import math
+import re
 import time
 import unicodedata
 
@@ -23,7 +25,8 @@ CANDIDATES = 500  # matches scored exactly, out of those ts_rank puts first
 # (about 400 pages, 10 ms a search at 100k entries after a burst of writes). A short list is flushed more often.
 PENDING_LIST_KB = 256
 TERM_STATS = "memories_term_stat"
-FREQUENT = 500  # entries; lexemes in at least this many are kept in TERM_STATS  # entries; below this the statistics are exact on every query
+FREQUENT = 500  # entries; lexemes in at least this many are kept in TERM_STATS
+VECTOR_ITEM = re.compile(r"'((?:[^']|'')*)':([0-9A-D,]+)")  # one lexeme of a tsvector's text and its positions
 _stats_cache: tuple[float, float, float] | None = None  # (when read, entries, mean length)
 
 
@@ -132,38 +135,39 @@ def ranked(tokens: list[str], every: bool, where: list[str], params: list, limit
     """(entry id, BM25 relevance, hits, kind) of entries with any (`every`: all) tokens, best first, as FTS5
     scores them.
 
-    Scoring BM25 in SQL unnests every matched entry's tokens, which cost over 100 ms once a query
-    matched thousands; so PostgreSQL's own ts_rank (C, term frequency only) first cuts the matches
-    to the CANDIDATES likeliest, and only those are scored exactly. `docs` are the tokens' entry
-    counts the query plan already has (search.doc_counts), so no word is counted twice.
+    PostgreSQL's own ts_rank (C, term frequency only) first cuts the matches to the CANDIDATES
+    likeliest; only those are scored exactly. Their vectors come back cut down to the query's
+    lexemes, and BM25 is summed here: unnesting every candidate's whole vector in SQL cost
+    more than finding the candidates. `docs` are the tokens' entry counts the query plan already
+    has (search.doc_counts), so no word is counted twice.
     """
     terms = lexemes(tokens)
     if not terms:
         return []
     query = tsquery(terms, every)
     sql = f"""
-        WITH stats AS MATERIALIZED (SELECT %s::float8 AS n, %s::float8 AS avgdl), terms AS MATERIALIZED (
-          SELECT t.lexeme, greatest(ln((stats.n - t.c + 0.5) / (t.c + 0.5)), 1e-6) AS idf
-          FROM unnest(%s::text[], %s::float8[]) AS t(lexeme, c) CROSS JOIN stats
-        ), candidates AS MATERIALIZED (
-          SELECT e.id, e.fts_tokens, e.fts_length, e.hits, e.kind FROM memories_entry e
-          WHERE e.fts_tokens @@ %s::tsquery AND {' AND '.join(where)}
-          ORDER BY ts_rank(e.fts_tokens, %s::tsquery, 1) DESC LIMIT %s
-        )
-        SELECT c.id, sum(terms.idf * (cardinality(u.positions) * {K1 + 1})
-                         / (cardinality(u.positions) + {K1} * (1 - {B} + {B} * c.fts_length / stats.avgdl))) AS score,
-               c.hits, c.kind
-        FROM candidates c
-        CROSS JOIN LATERAL unnest(c.fts_tokens) AS u
-        JOIN terms ON terms.lexeme = u.lexeme
-        CROSS JOIN stats
-        GROUP BY c.id, c.hits, c.kind
-        ORDER BY score DESC, c.id LIMIT %s"""
+        SELECT c.id, ts_filter(setweight(c.fts_tokens, 'A', %s::text[]), '{{a}}')::text, c.fts_length, c.hits, c.kind
+        FROM (SELECT e.id, e.fts_tokens, e.fts_length, e.hits, e.kind FROM memories_entry e
+              WHERE e.fts_tokens @@ %s::tsquery AND {' AND '.join(where)}
+              ORDER BY ts_rank(e.fts_tokens, %s::tsquery, 1) DESC LIMIT %s) c"""
+    counts = {fold([token]): n for token, n in (docs or {}).items()}
+    missing = [t for t in terms if t not in counts]
+    if missing:
+        counts.update(_count_terms(missing))
+    n, avgdl = corpus_stats()
+    # Keyed as the vector's text shows each lexeme: quoted, with quotes and backslashes doubled.
+    idf = {t.replace("\\", "\\\\").replace("'", "''"): max(math.log((n - counts[t] + 0.5) / (counts[t] + 0.5)), 1e-6)
+           for t in terms}
     with connection.cursor() as cur:
-        counts = {fold([token]): n for token, n in (docs or {}).items()}
-        missing = [t for t in terms if t not in counts]
-        if missing:
-            counts.update(_count_terms(missing))
-        cur.execute(sql, [*corpus_stats(), terms, [counts[t] for t in terms], query, *params, query,
-                          max(CANDIDATES, limit), limit])
-        return cur.fetchall()
+        cur.execute(sql, [terms, query, *params, query, max(CANDIDATES, limit)])
+        rows = cur.fetchall()
+    scored = []
+    for entry_id, vector, length, hits, kind in rows:
+        norm = K1 * (1 - B + B * length / avgdl)
+        score = 0.0
+        for lexeme, positions in VECTOR_ITEM.findall(vector):
+            frequency = positions.count(",") + 1
+            score += idf[lexeme] * frequency * (K1 + 1) / (frequency + norm)
+        scored.append((entry_id, score, hits, kind))
+    scored.sort(key=lambda row: (-row[1], row[0]))
+    return scored[:limit]

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Q
-
+from memoryhub import sql
 from memoryhub.memories import search as fts
-from memoryhub.memories.models import Edge, Entry
 
 SESSION_NEIGHBOUR = 0.6
 ENTITY_NEIGHBOUR = 0.3
@@ -32,24 +30,35 @@ def rank(space_ids: list[int], query: str, *, limit: int, origin: str | None = N
     hits = fts.query(space_ids, query, limit=max(limit, PARENTS), recallable_only=recallable_only, origin=origin)
     ranked = {h.entry_id: Ranked(h.entry_id, h.rank, "keyword", h.similarity) for h in hits}
     if extend and hits:
-        parents = {h.entry_id: h.rank for h in hits[:PARENTS]}
-        edges = Edge.objects.filter(source_id__in=parents).filter(
-            Q(edge_type="temporal", metadata__sub_type="backbone", source__kind="turn", target__kind="turn")
-            | Q(edge_type="entity")
-        ).values_list("source_id", "target_id", "edge_type")
-        offers: dict[int, tuple[float, str]] = {}
-        for source, target, edge_type in edges:
-            factor, via = (SESSION_NEIGHBOUR, "session") if edge_type == "temporal" else (ENTITY_NEIGHBOUR, "entity")
-            score = parents[source] * factor
-            if score > offers.get(target, (0.0, ""))[0]:
-                offers[target] = (score, via)
-        allowed = Entry.objects.filter(pk__in=list(offers), space_id__in=space_ids, deleted_at__isnull=True)
-        if recallable_only:
-            allowed = allowed.filter(archived=False, is_test=False, merged_into__isnull=True)
-        if origin:
-            allowed = allowed.filter(origin=origin)
-        for entry_id in allowed.values_list("pk", flat=True):
-            score, via = offers[entry_id]
+        where, params = fts.filters(space_ids, recallable_only=recallable_only, origin=origin)
+        for entry_id, (score, via) in _offers({h.entry_id: h for h in hits[:PARENTS]}, where, params).items():
             if entry_id not in ranked or ranked[entry_id].rank < score:
                 ranked[entry_id] = Ranked(entry_id, score, via if entry_id not in ranked else "keyword")
     return sorted(ranked.values(), key=lambda r: r.rank, reverse=True)[:limit]
+
+
+def _offers(parents: dict[int, fts.Hit], where: list[str], params: list) -> dict[int, tuple[float, str]]:
+    """What the parents bring along, each admitted entry with its best (score, way).
+
+    A turn brings the turns before and after it in its session; any entry brings those sharing an
+    entity. Plain SQL without joins: the parents' kinds came with the hits and the neighbours' come
+    with the filter (the ORM took longer to build and plan these than the database to run them).
+    """
+    edges = sql.rows(
+        f"SELECT source_id, target_id, edge_type FROM memories_edge WHERE source_id IN ({sql.placeholders(parents)}) "
+        f"AND (edge_type = 'entity' OR (edge_type = 'temporal' AND {sql.json_text('metadata', 'sub_type')} = %s))",
+        [*parents, "backbone"])
+    ways: dict[int, dict[str, float]] = {}  # neighbour → best score by way
+    for source, target, edge_type in edges:
+        if edge_type == "temporal" and parents[source].kind != "turn":
+            continue
+        factor, via = (SESSION_NEIGHBOUR, "session") if edge_type == "temporal" else (ENTITY_NEIGHBOUR, "entity")
+        offered = ways.setdefault(target, {})
+        offered[via] = max(offered.get(via, 0.0), parents[source].rank * factor)
+    offers = {}
+    for entry_id, _, kind in fts.allowed(list(ways), where, params):
+        usable = {via: score for via, score in ways[entry_id].items() if via == "entity" or kind == "turn"}
+        if usable:
+            via, score = max(usable.items(), key=lambda way: way[1])
+            offers[entry_id] = (score, via)
+    return offers

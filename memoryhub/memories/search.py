@@ -154,6 +154,7 @@ class Hit:
     entry_id: int
     rank: float  # the ordering key: BM25 × hit boost (× digest boost), larger is better
     bm25: float
+    kind: str = ""
     similarity: float | None = None  # cosine similarity to the query, when embeddings are on
 
 
@@ -174,6 +175,16 @@ def query(
     """
     if not space_ids:
         return []
+    where, params = filters(space_ids, recallable_only=recallable_only, origin=origin, categories=categories)
+    hits = _word_hits(text, where, params, limit, candidates)
+    if vectors.enabled() and text.strip():
+        hits = _blend(space_ids, text, hits, where, params, limit)
+    return hits[:limit]
+
+
+def filters(space_ids: list[int], *, recallable_only: bool = True, origin: str | None = None,
+            categories: list[str] | None = None) -> tuple[list[str], list]:
+    """The SQL conditions (on `e`, memories_entry) and their parameters that admit an entry to a search."""
     where = [f"e.space_id IN ({','.join(['%s'] * len(space_ids))})", "e.deleted_at IS NULL"]
     params: list = [*space_ids]
     if recallable_only:
@@ -185,10 +196,7 @@ def query(
     if categories:
         where.append(f"e.category IN ({','.join(['%s'] * len(categories))})")
         params += categories
-    hits = _word_hits(text, where, params, limit, candidates)
-    if vectors.enabled() and text.strip():
-        hits = _blend(space_ids, text, hits, where, params, limit)
-    return hits[:limit]
+    return where, params
 
 
 def _word_hits(text: str, where: list[str], params: list, limit: int, candidates: int) -> list[Hit]:
@@ -226,7 +234,7 @@ def _blend(space_ids: list[int], text: str, hits: list[Hit], where: list[str], p
         ceiling = min(ceiling, hit.rank / top)
         words[hit.entry_id] = ceiling
     similarity = {**vectors.similarities(space_ids, vector, [pk for pk in words if pk not in near]), **near}
-    extra = _allowed([pk for pk in near if pk not in words], where, params)
+    extra = allowed([pk for pk in near if pk not in words], where, params)
     found = {h.entry_id: h for h in hits} | {pk: _hit(pk, 0.0, hits_count, kind) for pk, hits_count, kind in extra}
 
     def score(pk: int) -> float:
@@ -248,7 +256,7 @@ def meaning(similarity: float | None) -> float:
     return 0.0 if similarity is None else max(0.0, (similarity - floor) / (1 - floor))
 
 
-def _allowed(ids: list[int], where: list[str], params: list) -> list[tuple]:
+def allowed(ids: list[int], where: list[str], params: list) -> list[tuple]:
     """(id, hits, kind) of those entries the search's filters admit."""
     if not ids:
         return []
@@ -262,7 +270,7 @@ def _hit(entry_id: int, relevance: float, hits_count: int, kind: str) -> Hit:
     rank = relevance * (1 + math.log1p(hits_count) * HIT_BOOST)
     if kind == "digest":
         rank *= DIGEST_BOOST
-    return Hit(entry_id, rank, relevance)
+    return Hit(entry_id, rank, relevance, kind)
 
 
 def _rows(plan: Plan, where: list[str], params: list, wanted: int, enough: int, recent: bool) -> list:
