@@ -160,3 +160,33 @@ print(json.dumps(statuses))
         count = in_django(env, "from memoryhub.memories.models import Entry\nprint(Entry.objects.filter(kind='turn').count())")
     assert statuses == [201] * 80
     assert int(count.strip().splitlines()[-1]) == 80
+
+
+@pytest.mark.skipif(on_postgres(), reason="SQLite's file locking; PostgreSQL has row locks")
+@pytest.mark.django_db(transaction=True)
+def test_a_write_queues_behind_another_process_holding_the_writer_lock():
+    """Writers of every process take turns on the lock file beside the database, not in SQLite's busy handler."""
+    import subprocess
+    import sys
+
+    from django.db import connection
+
+    from memoryhub.memories import pipeline, store
+
+    space = MemorySpace.objects.create(slug="queue", name="queue")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys\n"
+         f"fd = os.open({str(connection.settings_dict['NAME']) + '.writer-lock'!r}, os.O_RDWR | os.O_CREAT)\n"
+         "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\nsys.stdin.readline()\n"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        writer = threading.Thread(target=lambda: pipeline.write(space, store.Draft(title="queued", body="queued write")))
+        writer.start()
+        writer.join(timeout=1.0)
+        assert writer.is_alive()  # waiting for the other process, not writing beside it
+        assert not Entry.objects.filter(space=space).exists()
+    finally:
+        holder.communicate("\n", timeout=30)
+    writer.join(timeout=30)
+    assert Entry.objects.filter(space=space, title="queued").count() == 1

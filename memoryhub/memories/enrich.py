@@ -52,7 +52,7 @@ def run(space_id: int) -> int:
     MemorySpace.objects.filter(pk=space_id).update(enrich_queued_at=None)
     done = 0
     while True:
-        with transaction.atomic():
+        with sql.one_writer(), transaction.atomic():
             # Two runs of one space never take the same entry (PostgreSQL; SQLite writes one at a time anyway).
             batch = list(Entry.objects.filter(space_id=space_id, enrich_pending=True)
                          .select_for_update(skip_locked=True).order_by("at", "id")[:BATCH])
