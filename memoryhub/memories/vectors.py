@@ -217,7 +217,8 @@ class _SpaceMatrices:
     """Each space's vectors in this process, grown as the table grows (rows are only ever added or replaced).
 
     A replaced vector overwrites its entry's row; a hard-deleted entry's row stays until the process
-    restarts, and search drops it with the entry filter.
+    restarts, and search drops it with the entry filter. An edited entry keeps its old vector here
+    until the next run embeds the new text (pgvector has none meanwhile and finds it by words only).
     """
 
     def __init__(self) -> None:
