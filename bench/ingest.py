@@ -129,11 +129,14 @@ def run() -> dict:
     PORT[0] = server.port
     headers = {"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"}
 
-    def turn(conn, client: int, n: int) -> None:
-        send(conn, "POST", "/api/v1/turns", {
-            "session_id": f"bench-{client}", "user": f"Client {client} turn {n}: the deploy script fails when the "
-            f"staging cluster is under memory pressure ({n})", "assistant": "Noted; raise the limit and retry.",
-            "idempotency_key": f"{client}-{n}"}, headers)
+    def turns(phase: str) -> callable:
+        """New turns only: keys unique across phases, or a phase would replay the last one's as cheap no-ops."""
+        def turn(conn, client: int, n: int) -> None:
+            send(conn, "POST", "/api/v1/turns", {
+                "session_id": f"bench-{client}", "user": f"Client {client} turn {n}: the deploy script fails when "
+                f"the staging cluster is under memory pressure ({n})", "assistant": "Noted; raise the limit and retry.",
+                "idempotency_key": f"{phase}-{client}-{n}"}, headers)
+        return turn
 
     def health(conn, client: int, n: int) -> None:
         send(conn, "GET", "/api/v1/health", None, {})
@@ -144,7 +147,7 @@ def run() -> dict:
     try:
         result = {}
         for name, fn, clients in (("health x8", health, 8), ("spaces x8", listing, 8),
-                                  ("turns x1", turn, 1), ("turns x8", turn, 8)):
+                                  ("turns x1", turns("x1"), 1), ("turns x8", turns("x8"), 8)):
             cpu_before, client_before = server.cpu_seconds(), time.process_time()
             ok, failed = hammer(clients, fn)
             cpu = {role: spent - cpu_before[role] for role, spent in server.cpu_seconds().items()}

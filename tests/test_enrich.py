@@ -127,3 +127,28 @@ def test_entries_sharing_a_time_link_as_if_each_was_linked_when_written(space, w
     enrich.run(space.pk)
     backbone = {(e.source_id, e.target_id) for e in Edge.objects.filter(metadata__direction="precedes")}
     assert backbone == {(made[0].pk, made[1].pk), (made[1].pk, made[2].pk), (made[2].pk, made[3].pk)}
+
+
+def test_fast_writes_keep_one_persona_rebuild_waiting_not_one_per_ten_entries(space, with_worker,
+                                                                              django_capture_on_commit_callbacks):
+    from memoryhub.jobs.models import Job
+
+    def rebuilds(**status):
+        return Job.objects.filter(kind="persona_rebuild", space=space, **status).count()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        for i in range(30):
+            turn(space, f"Build number {i} of the billing service went out", minutes=i)
+    assert rebuilds() == 1 and rebuilds(status="queued") == 1
+    # Once the worker has started it, the next ten entries need a rebuild of their own.
+    Job.objects.filter(kind="persona_rebuild").update(status="running")
+    with django_capture_on_commit_callbacks(execute=True):
+        for i in range(10):
+            turn(space, f"Release {i} of the billing service is tagged", minutes=40 + i)
+    assert rebuilds() == 2 and rebuilds(status="queued") == 1
+    # A rebuild queued long ago never reached a worker: it no longer holds the next one back.
+    Job.objects.filter(kind="persona_rebuild", status="queued").update(created_at=timezone.now() - timedelta(hours=1))
+    with django_capture_on_commit_callbacks(execute=True):
+        for i in range(10):
+            turn(space, f"Hotfix {i} of the billing service is out", minutes=60 + i)
+    assert rebuilds(status="queued") == 2

@@ -56,6 +56,17 @@ def enqueue(kind: str, *, space=None, params: dict | None = None, user=None, lab
     return job
 
 
+def enqueue_unless_waiting(kind: str, *, space, within: timedelta = timedelta(minutes=10)) -> Job | None:
+    """Enqueue a job that re-derives its result from the current state, unless one of its kind for the space
+    is still waiting to start (it will see everything written so far); None when one is waiting.
+
+    A job queued longer ago than `within` is taken as lost (its dispatch never reached the worker)."""
+    waiting = Job.objects.filter(kind=kind, space=space, status="queued", created_at__gte=timezone.now() - within)
+    if waiting.exists():
+        return None
+    return enqueue(kind, space=space)
+
+
 def _dispatch(job_id: int) -> None:
     task_id = async_task("memoryhub.jobs.runner.execute", job_id, task_name=f"job-{job_id}")
     Job.objects.filter(pk=job_id, task_id="").update(task_id=str(task_id)[:64])

@@ -104,7 +104,8 @@ def grow(entry: Entry, result: Written, claims: list[facts.Claim]) -> None:
         if config["autoSummarize"] and settings.MEMORYHUB["LLM_BASE_URL"]:
             runner.enqueue("summarize", space=entry.space, params={"entry": entry.pk})
     if persona.note_new_entry(entry.space):
-        runner.enqueue("persona_rebuild", space=entry.space)
+        # Agents writing fast reach personaEvery faster than rebuilds run: one waiting rebuild covers them all.
+        runner.enqueue_unless_waiting("persona_rebuild", space=entry.space)
     if config["maxEntries"]:
         gc.enforce_cap(entry, config["maxEntries"])
 
