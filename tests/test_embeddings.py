@@ -90,16 +90,26 @@ def test_a_match_by_meaning_counts_toward_relevance(service, space):
     assert card.score == pytest.approx(0.5 + 0.5 * (3 ** -0.5 - 0.3) / 0.7, abs=1e-3)
 
 
-def test_an_edit_drops_the_vector_and_the_sweep_embeds_the_new_text(service, space):
+def test_an_edit_is_embedded_again_by_the_run_it_queues(service, space):
     entry = note(space, "Parked the car on level three")
-    vectors.embed_pending(space.pk)
+    assert found(space, "automobile") == ["Parked the car on level three"]
     store.update(entry, body="Left the dog with the neighbours")
+    assert found(space, "hound") == ["Left the dog with the neighbours"]
+    assert found(space, "automobile") == []
+    assert vectors.sweep() == 0  # nothing left for the sweep
+
+
+def test_an_edit_the_service_missed_is_embedded_by_the_sweep(service, space, settings):
+    entry = note(space, "Parked the car on level three")
+    url = settings.MEMORYHUB["EMBEDDINGS_BASE_URL"]
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "EMBEDDINGS_BASE_URL": "http://127.0.0.1:9/v1"}  # nothing listens
+    store.update(entry, body="Left the dog with the neighbours")
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "EMBEDDINGS_BASE_URL": url}
     assert not EntryVector.objects.filter(entry=entry).exists()
     assert found(space, "hound") == []
 
     assert vectors.sweep() == 1
     assert found(space, "hound") == ["Left the dog with the neighbours"]
-    assert found(space, "automobile") == []
 
 
 def test_forgetting_removes_the_vector(service, space):
@@ -150,7 +160,6 @@ def test_a_text_the_service_refuses_does_not_hold_up_the_others(service, space):
     assert vectors.embed_pending(space.pk) == 0  # not asked for again
 
     store.update(refused, body="Car computer log, summarised")
-    assert vectors.sweep() == 1
     assert EntryVector.objects.get(entry=refused).dims == DIMS
 
 

@@ -193,7 +193,9 @@ def update(entry: Entry, *, title: str | None = None, body: str | None = None, c
         entry.content_hash = hashlib.sha256(f"{entry.title}\x00{entry.body}".encode()).hexdigest()
         entry.save()
         search.index(entry)
-        vectors.drop([entry.pk])  # embedded again by the next run (sweep)
+        vectors.drop([entry.pk])
+        if vectors.enabled():
+            enrich.schedule(entry.space)  # its run embeds the new text; the five-minute sweep if the service fails
         log_op(entry.space, "update", str(entry.pk), clip(entry.summary, 200), actor)
     return entry
 

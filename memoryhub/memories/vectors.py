@@ -218,7 +218,7 @@ class _SpaceMatrices:
 
     A replaced vector overwrites its entry's row; a hard-deleted entry's row stays until the process
     restarts, and search drops it with the entry filter. An edited entry keeps its old vector here
-    until the next run embeds the new text (pgvector has none meanwhile and finds it by words only).
+    until the run its edit queued embeds the new text (pgvector has none meanwhile and finds it by words only).
     """
 
     def __init__(self) -> None:
