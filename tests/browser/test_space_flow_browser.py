@@ -33,6 +33,23 @@ def test_create_note_search_edit_preview_and_rebuild(logged_in_page):
     page.get_by_role("button", name="Save").click()
     expect(page.locator("article.entry").first).to_contain_text("20th of May")
 
+    # Each row's buttons swap that row (the target is inherited from the row's actions).
+    page.goto("/spaces/garden/")
+    row = page.locator("article.entry").first
+    row.get_by_role("button", name="Show full text").click()
+    expect(row.locator(".entry-body pre")).to_contain_text("after the frost")
+    expect(page.locator("article.entry article, article.entry button article")).to_have_count(0)  # swapped, not nested
+    row.get_by_role("button", name="Collapse").click()
+    expect(row.locator(".entry-body")).to_have_count(0)
+    page.once("dialog", lambda dialog: dialog.accept())
+    row.get_by_role("button", name="Delete").click()
+    expect(page.locator("article.entry")).to_have_count(0)
+    page.goto("/spaces/garden/")
+    expect(page.locator("article.entry")).to_have_count(0)
+    page.fill("textarea[name=text]", "The tomato seedlings go into the greenhouse on the 20th of May.")
+    page.click("#note-form button[type=submit]")
+    expect(page.locator("#note-form [role=status]")).to_contain_text("Saved as #")
+
     page.goto("/spaces/garden/recall/")
     page.fill("#id_q", "when do the tomatoes go into the greenhouse?")
     page.get_by_role("button", name="Preview").click()

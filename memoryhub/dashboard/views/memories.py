@@ -165,8 +165,8 @@ def entry_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     space = space_for_user(request, slug)
     entry = native_entry(space, pk)
     expanded = request.GET.get("collapse") != "1"
-    return render_page(request, "dashboard/entry.html", "entry",
-                       {**space_context(space, "memories"), "entry": entry, "expanded": expanded})
+    return render_page(request, "dashboard/entry.html", "entries",
+                       {**space_context(space, "memories"), "entry": entry, "entries": [entry], "expanded": expanded})
 
 
 @require_http_methods(["GET", "POST"])
@@ -186,8 +186,8 @@ def entry_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
                      actor=request.user.get_username())
         redacted = title.count + body.count + sum(t.count for t in tags)
         if htmx_partial(request):
-            return render(request, "dashboard/entry.html#entry",
-                          {**context, "expanded": True, "redacted": redacted})
+            return render(request, "dashboard/entry.html#entries",
+                          {**context, "entries": [entry], "expanded": True, "redacted": redacted})
         return redirect("dashboard:entry", slug, pk)
     return render_page(request, "dashboard/entry.html", "edit-form", context)
 
