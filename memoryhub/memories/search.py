@@ -17,7 +17,7 @@ from typing import Iterable, NamedTuple
 from django.conf import settings
 from django.db import connection
 
-from memoryhub import embeddings
+from memoryhub import embeddings, sql
 from memoryhub.memories import pgsearch, vectors
 from memoryhub.memories.counts import ReusedCounts
 from memoryhub.memories.text import tokenize
@@ -89,7 +89,7 @@ def unindex(entry_ids: Iterable[int]) -> None:
         pgsearch.unindex(ids)
     else:
         with connection.cursor() as cur:
-            cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid IN ({','.join(['%s'] * len(ids))})", ids)
+            cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid IN ({sql.placeholders(ids)})", ids)
     vectors.drop(ids)
 
 
@@ -133,7 +133,7 @@ def _count_docs(tokens: list[str]) -> dict[str, int]:
     if connection.vendor == "postgresql":
         return pgsearch.doc_counts(tokens)
     with connection.cursor() as cur:
-        cur.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({','.join(['%s'] * len(tokens))})", tokens)
+        cur.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({sql.placeholders(tokens)})", tokens)
         return dict(cur.fetchall())
 
 
@@ -185,7 +185,7 @@ def query(
 def filters(space_ids: list[int], *, recallable_only: bool = True, origin: str | None = None,
             categories: list[str] | None = None) -> tuple[list[str], list]:
     """The SQL conditions (on `e`, memories_entry) and their parameters that admit an entry to a search."""
-    where = [f"e.space_id IN ({','.join(['%s'] * len(space_ids))})", "e.deleted_at IS NULL"]
+    where = [f"e.space_id IN ({sql.placeholders(space_ids)})", "e.deleted_at IS NULL"]
     params: list = [*space_ids]
     if recallable_only:
         where += ["e.archived = %s", "e.is_test = %s", "e.merged_into_id IS NULL"]
@@ -194,7 +194,7 @@ def filters(space_ids: list[int], *, recallable_only: bool = True, origin: str |
         where.append("e.origin = %s")
         params.append(origin)
     if categories:
-        where.append(f"e.category IN ({','.join(['%s'] * len(categories))})")
+        where.append(f"e.category IN ({sql.placeholders(categories)})")
         params += categories
     return where, params
 
@@ -261,7 +261,7 @@ def allowed(ids: list[int], where: list[str], params: list) -> list[tuple]:
     if not ids:
         return []
     with connection.cursor() as cur:
-        cur.execute(f"SELECT e.id, e.hits, e.kind FROM memories_entry e WHERE e.id IN ({','.join(['%s'] * len(ids))}) "
+        cur.execute(f"SELECT e.id, e.hits, e.kind FROM memories_entry e WHERE e.id IN ({sql.placeholders(ids)}) "
                     f"AND {' AND '.join(where)}", [*ids, *params])
         return cur.fetchall()
 
