@@ -88,7 +88,9 @@ def percentile(values: list[float], p: float) -> float:
 def run(limit_conversations: int | None = None) -> dict:
     from django.utils import timezone
 
-    from memoryhub.memories import enrich, pipeline, recall, vectors
+    from memoryhub.memories.growth import enrich
+    from memoryhub.memories.search import recall, vectors
+    from memoryhub.memories.write import pipeline
     from memoryhub.memories.text import tokenize
     from memoryhub.spaces.models import MemorySpace
 

@@ -45,7 +45,8 @@ def timed(fn: Callable[[str], object], queries: list[str]) -> tuple[float, float
 
 
 def run(sizes=SIZES) -> list[dict]:
-    from memoryhub.memories import compact, consolidate, recall, search
+    from memoryhub.memories.maintenance import compact, consolidate
+    from memoryhub.memories.search import fulltext as search, recall
     from memoryhub.spaces.models import MemorySpace
 
     rows = []
@@ -87,7 +88,7 @@ def nearest_neighbours(space, dims: int = 384) -> dict:
     import numpy as np
     from django.test import override_settings
 
-    from memoryhub.memories import pgvectors, vectors
+    from memoryhub.memories.search import pgvectors, vectors
     from memoryhub.memories.models import Entry
 
     random = np.random.default_rng(7)

@@ -48,9 +48,9 @@ def queries(count: int, seed: int = 7) -> list[str]:
 
 def seed_space(space, count: int, seed: int = 1, batch: int = 2000) -> None:
     """Add `count` entries to `space` in bulk, with FTS rows, over the last year."""
-    from memoryhub.memories import search
+    from memoryhub.memories.search import fulltext as search
     from memoryhub.memories.models import Entry
-    from memoryhub.memories.store import content_hash, Draft
+    from memoryhub.memories.write.store import content_hash, Draft
 
     rng = random.Random(seed)
     now = timezone.now()

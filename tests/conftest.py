@@ -38,7 +38,7 @@ def make_api(client, name="agent", origin="local", spaces=()):
 @pytest.fixture(autouse=True)
 def _fresh_vector_cache():
     """Each test's database starts its row ids afresh; a process's vector matrices must not outlive it."""
-    from memoryhub.memories import vectors
+    from memoryhub.memories.search import vectors
 
     vectors.clear_cache()
 

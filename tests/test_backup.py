@@ -14,7 +14,7 @@ pytestmark = pytest.mark.skipif(on_postgres(), reason="SQLite backups; PostgreSQ
 
 WRITER = """
 import time
-from memoryhub.memories import pipeline
+from memoryhub.memories.write import pipeline
 from memoryhub.spaces.services import default_space
 space, n, end = default_space(), 0, time.monotonic() + 4
 while time.monotonic() < end:
@@ -25,7 +25,7 @@ print(n)
 """
 CHECK = """
 from django.db import connection
-from memoryhub.memories import search
+from memoryhub.memories.search import fulltext as search
 from memoryhub.memories.models import Entry
 from memoryhub.spaces import secrets
 with connection.cursor() as cur:

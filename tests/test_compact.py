@@ -11,7 +11,9 @@ from django_q.models import Success, Task
 
 from memoryhub.spaces.services import default_space
 from memoryhub.jobs.models import Job
-from memoryhub.memories import compact, recall, store
+from memoryhub.memories.maintenance import compact
+from memoryhub.memories.search import recall
+from memoryhub.memories.write import store
 from memoryhub.memories.models import Entry, OpLog
 
 QUERIES = ["postgres backups", "nginx proxy", "日志 轮转"]

@@ -5,7 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memoryhub.memories import consolidate, pipeline, search, store
+from memoryhub.memories.maintenance import consolidate
+from memoryhub.memories.search import fulltext as search
+from memoryhub.memories.write import pipeline, store
 from memoryhub.memories.models import ConsolidationRun, Entry
 from memoryhub.spaces.models import MemorySpace
 from tests.fakes_llm import FakeLLM, chat_answer

@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from memoryhub.jobs.models import Job
-from memoryhub.memories import store
+from memoryhub.memories.write import store
 from memoryhub.memories.models import ConsolidationRun, Entry, OpLog
 from memoryhub.spaces.models import MemorySpace
 

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from memoryhub.memories import store
+from memoryhub.memories.write import store
 from memoryhub.memories.models import Entry, OpLog
 from memoryhub.spaces.models import MemorySpace, ProviderService
 from memoryhub.spaces.services import default_space

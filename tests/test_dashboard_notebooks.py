@@ -5,7 +5,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from memoryhub.audit.models import AuditEvent
-from memoryhub.memories import notebooks as nb
+from memoryhub.memories.notebooks import hot as nb
 from memoryhub.memories.models import Notebook
 from memoryhub.spaces.models import Workspace
 

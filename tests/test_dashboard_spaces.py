@@ -6,7 +6,7 @@ from django.test import Client
 from django.urls import reverse
 
 from memoryhub.audit.models import AuditEvent
-from memoryhub.memories import search as fts
+from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace, ProviderService
 from memoryhub.spaces.services import default_space

@@ -6,7 +6,8 @@ import pytest
 from django.urls import reverse
 
 from memoryhub.jobs.models import Job
-from memoryhub.memories import facts, store
+from memoryhub.memories.growth import facts
+from memoryhub.memories.write import store
 from memoryhub.memories.models import Entry, Fact, Persona
 from memoryhub.spaces.models import MemorySpace, ProviderService
 from memoryhub.spaces.services import default_space

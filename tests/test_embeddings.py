@@ -9,7 +9,8 @@ import time
 import pytest
 from django.db import connection
 
-from memoryhub.memories import recall, search, store, vectors
+from memoryhub.memories.search import fulltext as search, recall, vectors
+from memoryhub.memories.write import store
 from memoryhub.memories.models import Entry, EntryVector
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import default_space
@@ -260,7 +261,7 @@ def test_a_big_backfill_on_postgresql_builds_the_hnsw_index_after_loading(servic
 
     from django.core.management import call_command
 
-    from memoryhub.memories import pgvectors
+    from memoryhub.memories.search import pgvectors
 
     def index_oid():
         with connection.cursor() as cur:

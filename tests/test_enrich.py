@@ -7,7 +7,8 @@ from django.utils import timezone
 from django_q.conf import Conf
 from django_q.brokers import get_broker
 
-from memoryhub.memories import enrich, pipeline, store
+from memoryhub.memories.growth import enrich
+from memoryhub.memories.write import pipeline, store
 from memoryhub.memories.models import Edge, Entry, Topic
 from memoryhub.spaces.models import MemorySpace
 

@@ -7,7 +7,7 @@ from django.core.cache import cache
 
 from memoryhub.jobs.models import Job
 from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_path
-from memoryhub.vault import export
+from memoryhub.memories.notebooks import export
 
 
 def result(response):

@@ -171,7 +171,7 @@ def test_a_write_queues_behind_another_process_holding_the_writer_lock():
 
     from django.db import connection
 
-    from memoryhub.memories import pipeline, store
+    from memoryhub.memories.write import pipeline, store
 
     space = MemorySpace.objects.create(slug="queue", name="queue")
     holder = subprocess.Popen(

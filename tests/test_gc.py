@@ -6,7 +6,9 @@ import pytest
 from django.utils import timezone
 
 from memoryhub.spaces.services import default_space
-from memoryhub.memories import gc, recall, store
+from memoryhub.memories.maintenance import gc
+from memoryhub.memories.search import recall
+from memoryhub.memories.write import store
 from memoryhub.memories.models import Entry, OpLog
 from memoryhub.spaces.models import MemorySpace
 

@@ -6,9 +6,9 @@ import sqlite3
 import pytest
 import zstandard
 
-from memoryhub.memories import importers
-from memoryhub.memories.importers import retag
-from memoryhub.memories.importers.sessions import split_frames
+from memoryhub.memories.maintenance import importers
+from memoryhub.memories.maintenance.importers import retag
+from memoryhub.memories.maintenance.importers.sessions import split_frames
 from memoryhub.memories.models import Edge, Entry, Fact, Topic
 from memoryhub.spaces.models import MemorySpace
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 from django_q.models import Schedule
 
 from memoryhub.jobs.models import Job
-from memoryhub.memories import store
+from memoryhub.memories.write import store
 from memoryhub.memories.jobs import daily_consolidation
 from memoryhub.memories.models import ConsolidationRun, Entry
 from memoryhub.spaces.models import MemorySpace

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from memoryhub.spaces.services import default_space
-from memoryhub.memories import store
+from memoryhub.memories.write import store
 from memoryhub.memories.models import Edge, Entry, OpLog
 from memoryhub.memories.native import NativeProvider
 from providers.base import ProviderError

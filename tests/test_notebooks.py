@@ -4,7 +4,7 @@ import pytest
 from django.conf import settings
 
 from memoryhub.audit.models import AuditEvent
-from memoryhub.memories import notebooks as nb
+from memoryhub.memories.notebooks import hot as nb
 from memoryhub.memories.models import Entry, Notebook
 from memoryhub.spaces.models import MemorySpace, Workspace
 

@@ -7,7 +7,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memoryhub.memories import consolidate, facts, packs, pipeline, recall, search, store
+from memoryhub.memories.growth import facts
+from memoryhub.memories.maintenance import consolidate, packs
+from memoryhub.memories.search import fulltext as search, recall
+from memoryhub.memories.write import pipeline, store
 from memoryhub.memories.models import Edge, Entry, Fact, OpLog, Persona, Topic
 from memoryhub.spaces import secrets
 from memoryhub.spaces.models import MemorySpace

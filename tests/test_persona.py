@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from memoryhub import llm
-from memoryhub.memories import persona
-from memoryhub.memories.facts import apply_claims, current_facts, extract
+from memoryhub.core import llm
+from memoryhub.memories.growth import persona
+from memoryhub.memories.growth.facts import apply_claims, current_facts, extract
 from memoryhub.memories.models import Entry, Fact, Persona
 from memoryhub.spaces.models import MemorySpace
 from tests.fakes_llm import FakeLLM, chat_answer

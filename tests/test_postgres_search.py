@@ -4,7 +4,8 @@ import sqlite3
 
 import pytest
 
-from memoryhub.memories import pgsearch, search, store
+from memoryhub.memories.search import fulltext as search, pgsearch
+from memoryhub.memories.write import store
 from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace
 from tests.procs import on_postgres
@@ -92,7 +93,7 @@ def test_compaction_gives_the_planner_statistics_for_new_rows():
     """Until ANALYZE, the planner guesses at freshly imported rows (a 10k space searched slower than a 100k one)."""
     from django.db import connection
 
-    from memoryhub.memories import compact
+    from memoryhub.memories.maintenance import compact
 
     space = MemorySpace.objects.create(slug="fresh", name="fresh")
     for title, body in DOCS:

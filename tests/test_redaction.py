@@ -2,7 +2,7 @@
 
 import pytest
 
-from memoryhub.vault.redaction import redact
+from memoryhub.core.redaction import redact
 
 
 @pytest.mark.parametrize(

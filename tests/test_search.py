@@ -2,7 +2,8 @@
 
 import pytest
 
-from memoryhub.memories import search, store
+from memoryhub.memories.search import fulltext as search
+from memoryhub.memories.write import store
 from memoryhub.spaces.services import default_space
 
 pytestmark = pytest.mark.django_db

@@ -89,7 +89,7 @@ def test_served_hub_answers_agents_over_http_and_stops_cleanly(served):
     assert [r["id"] for r in found["result"]["results"]] == [turn["entry"]["id"]]
     with urllib.request.urlopen(f"{base}/static/vendor/htmx.min.js", timeout=10) as r:
         assert r.status == 200
-    # The worker, not the request, gives the turn its topic (memories/enrich.py).
+    # The worker, not the request, gives the turn its topic (memories/growth/enrich.py).
     topic = f"from memoryhub.memories.models import Entry; print(Entry.objects.get(pk={turn['entry']['id']}).topic_id)"
     deadline = time.monotonic() + 30
     while manage(env, "shell", "-c", topic).split()[-1] == "None":

@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from memoryhub.memories import policies, store
+from memoryhub.memories.search import policies
+from memoryhub.memories.write import store
 from memoryhub.memories.models import Entry
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
@@ -123,7 +124,7 @@ def test_strict_drops_low_and_balanced_keeps_it_last(api, mem0_space):
     api.tool("memory_note", text="espresso machine descaling every month")
     api.tool("memory_note", text="machine room door code is kept elsewhere")
     base = space_settings.defaults()
-    from memoryhub.memories import recall
+    from memoryhub.memories.search import recall
 
     spaces = [default_space(), mem0_space[0]]
     strict = recall.search(spaces, "espresso machine descaling", limit=8, policy={**base, "recallLow": 0.6,

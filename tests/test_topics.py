@@ -4,7 +4,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memoryhub.memories import store, topics
+from memoryhub.memories.growth import topics
+from memoryhub.memories.write import store
 from memoryhub.memories.models import Entry, Topic
 from memoryhub.spaces.models import MemorySpace
 

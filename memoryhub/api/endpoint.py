@@ -17,7 +17,7 @@ from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from memoryhub import sql
+from memoryhub.core import sql
 from memoryhub.api.errors import ApiError, bad
 from memoryhub.api.models import AgentSession, ApiToken, RateWindow, hash_token
 from memoryhub.vault.grants import end_if_idle

@@ -1,4 +1,4 @@
-"""The `memory` tool: the agent's MEMORY.md / USER.md notebooks (memoryhub.memories.notebooks holds the rules)."""
+"""The `memory` tool: the agent's MEMORY.md / USER.md notebooks (memoryhub.memories.notebooks.hot holds the rules)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from memoryhub.api.access import allowed_spaces, workspace_arg
 from memoryhub.api.endpoint import Call
 from memoryhub.api.errors import ApiError, bad
 from memoryhub.api.tools import WORKSPACE, tool
-from memoryhub.memories import notebooks as nb
+from memoryhub.memories.notebooks import hot as nb
 from memoryhub.spaces.models import Workspace
 from memoryhub.spaces.services import DEFAULT_SPACE_SLUG
 

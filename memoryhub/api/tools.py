@@ -11,11 +11,13 @@ from memoryhub.api import args as A
 from memoryhub.api.access import named_space, read_spaces, write_space
 from memoryhub.api.endpoint import Call
 from memoryhub.api.errors import ApiError
-from memoryhub.memories import facts, pipeline, recall, store
+from memoryhub.memories.growth import facts
+from memoryhub.memories.search import recall
+from memoryhub.memories.write import pipeline, store
 from memoryhub.memories.models import CATEGORIES, Entry, Fact, Persona, Topic
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for
-from memoryhub.vault.redaction import redact
+from memoryhub.core.redaction import redact
 from providers.base import ProviderError
 
 SPACE = {"type": "string", "description": "Space slug; default: the token's default space."}

@@ -13,7 +13,8 @@ from memoryhub.api.access import allowed_spaces, home_space, read_spaces, worksp
 from memoryhub.api.endpoint import Call, endpoint
 from memoryhub.api.errors import ApiError, bad
 from memoryhub.api.models import AgentSession
-from memoryhub.memories import pipeline, recall
+from memoryhub.memories.search import recall
+from memoryhub.memories.write import pipeline
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.providers_info import provider_listing, space_listing

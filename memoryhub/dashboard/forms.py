@@ -8,7 +8,7 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
-from memoryhub.memories.facts import MAX_VALUE_CHARS, is_real_path
+from memoryhub.memories.growth.facts import MAX_VALUE_CHARS, is_real_path
 from memoryhub.memories.models import CATEGORIES
 from memoryhub.spaces.models import MemorySpace, Workspace
 from memoryhub.spaces.providers_info import provider_state

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memoryhub.jobs.models import Job
 from memoryhub.jobs.runner import job_progress
-from memoryhub.memories import persona
+from memoryhub.memories.growth import persona
 
 
 def persona_rebuild(job: Job) -> dict:
@@ -18,7 +18,7 @@ def persona_rebuild(job: Job) -> dict:
 def embed_space(job: Job) -> dict:
     """Embed the entries of the space that lack a vector (after embeddings were turned on or the model changed),
     for as long as a task may run; the sweep or another click takes the rest."""
-    from memoryhub.memories import vectors
+    from memoryhub.memories.search import vectors
 
     def progress(done: int, total: int) -> None:
         job_progress(job, 100 * done // max(total, 1), f"{done} of {total} entries embedded")
@@ -60,7 +60,7 @@ def verify_write(job: Job) -> dict:
 
 def consolidate_space(job: Job) -> dict:
     """Apply a fresh consolidation plan to the job's space (the preview was only a preview)."""
-    from memoryhub.memories import consolidate
+    from memoryhub.memories.maintenance import consolidate
 
     run = consolidate.apply(job.space, actor=job.params.get("actor", "job"), progress=lambda p, m: job_progress(job, p, m))
     return {"run": run.pk, **run.counts, "method": run.method}
@@ -68,7 +68,7 @@ def consolidate_space(job: Job) -> dict:
 
 def consolidate_undo(job: Job) -> dict:
     """Undo a consolidation run (and any later one of the same space)."""
-    from memoryhub.memories import consolidate
+    from memoryhub.memories.maintenance import consolidate
     from memoryhub.memories.models import ConsolidationRun
 
     run = ConsolidationRun.objects.get(pk=job.params["run"], space=job.space)
@@ -78,7 +78,7 @@ def consolidate_undo(job: Job) -> dict:
 def daily_consolidation() -> dict:
     """The django-q2 schedule's task: one consolidate job per native space with autoConsolidate on."""
     from memoryhub.jobs.runner import enqueue
-    from memoryhub.memories import consolidate
+    from memoryhub.memories.maintenance import consolidate
     from memoryhub.spaces.models import MemorySpace
 
     queued = {}
@@ -90,7 +90,7 @@ def daily_consolidation() -> dict:
 
 def compact_storage(job: Job) -> dict:
     """Trim what only grows and give the space back to the file system."""
-    from memoryhub.memories import compact
+    from memoryhub.memories.maintenance import compact
 
     return compact.compact(job_days=job.params.get("days"), progress=lambda p, m: job_progress(job, p, m))
 
@@ -99,7 +99,7 @@ def import_history(job: Job) -> dict:
     """Backfill a file or directory into the job's space, with progress; re-running adds nothing."""
     from pathlib import Path
 
-    from memoryhub.memories import importers
+    from memoryhub.memories.maintenance import importers
 
     job_progress(job, 2, "reading the file")
     batch = importers.load(Path(job.params["path"]), job.params.get("format", "auto"), job.params.get("origin", "local"))
@@ -111,7 +111,7 @@ def retag_origin(job: Job) -> dict:
     """Apply an origin re-tag from a sessions.json map."""
     from pathlib import Path
 
-    from memoryhub.memories.importers import retag
+    from memoryhub.memories.maintenance.importers import retag
 
     mapping = retag.load_mapping(Path(job.params["path"]), job.params.get("origin", "qq"))
     return {"changed": retag.apply(job.space, mapping, actor=job.params.get("actor", "job"))}
@@ -119,12 +119,12 @@ def retag_origin(job: Job) -> dict:
 
 def summarize_entry(job: Job) -> dict:
     """Replace a turn's rule summary with a one-line model summary (autoSummarize with an LLM configured)."""
-    from memoryhub import llm
-    from memoryhub.memories import search
+    from memoryhub.core import llm
+    from memoryhub.memories.search import fulltext as search
     from memoryhub.memories.models import Entry
     from memoryhub.memories.text import clip
     from memoryhub.spaces import space_settings
-    from memoryhub.vault.redaction import redact
+    from memoryhub.core.redaction import redact
 
     entry = Entry.objects.live().filter(pk=job.params["entry"]).first()
     client = llm.get_client()

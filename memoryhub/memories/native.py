@@ -7,7 +7,8 @@ from typing import Any
 
 from django.db.models import Count, Q
 
-from memoryhub.memories import search, store
+from memoryhub.memories.search import fulltext as search
+from memoryhub.memories.write import store
 from memoryhub.memories.models import Edge, EntityRef, Entry, OpLog
 from providers.base import Capabilities, Provider, ProviderError, Receipt, Record
 

@@ -156,7 +156,7 @@ def record_service_error(kind: str, exc: ProviderError) -> None:
 
 def choose_provider(candidates: list[str], **rules):
     """Smart selection with what the hub knows: which kinds are available, and the configured LLM if any."""
-    from memoryhub import llm
+    from memoryhub.core import llm
     from memoryhub.spaces.providers_info import provider_state
     from memoryhub.spaces.selection import select_provider
 

@@ -9,4 +9,4 @@ class VaultConfig(AppConfig):
         """Register the MEMORY.md job kind wherever Django runs (web and worker alike)."""
         from memoryhub.jobs import runner
 
-        runner.register("memory_md", "MEMORY.md export", "memoryhub.vault.export.regenerate_job")
+        runner.register("memory_md", "MEMORY.md export", "memoryhub.memories.notebooks.export.regenerate_job")

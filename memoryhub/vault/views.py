@@ -16,7 +16,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.memories.models import CATEGORIES, Entry
 from memoryhub.spaces.models import MemorySpace, Workspace
-from memoryhub.vault import export, grants
+from memoryhub.memories.notebooks import export
+from memoryhub.vault import grants
 from memoryhub.vault.models import AccessRequest, Grant
 
 EVENT_CATEGORIES = CATEGORIES[:6]

@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from memoryhub.memories import store
+from memoryhub.memories.write import store
 from memoryhub.spaces.models import MemorySpace
 from tests.fakes_embeddings import FakeEmbeddings
 

@@ -13,7 +13,7 @@ from memoryhub.audit.models import record
 from memoryhub.dashboard.access import htmx_partial, render_page, space_context
 from memoryhub.dashboard.forms import FactForm
 from memoryhub.dashboard.views.persona import native_space
-from memoryhub.memories import facts as fact_store
+from memoryhub.memories.growth import facts as fact_store
 from memoryhub.memories.models import Fact
 from memoryhub.spaces.models import MemorySpace
 

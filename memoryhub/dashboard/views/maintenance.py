@@ -20,8 +20,9 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryhub.audit.models import record
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
-from memoryhub.memories import consolidate, gc, importers, packs, vectors
-from memoryhub.memories.importers import retag
+from memoryhub.memories.maintenance import consolidate, gc, importers, packs
+from memoryhub.memories.search import vectors
+from memoryhub.memories.maintenance.importers import retag
 from memoryhub.memories.models import ConsolidationRun, Entry
 from memoryhub.spaces.models import MemorySpace
 

@@ -25,13 +25,13 @@ from django_htmx.http import trigger_client_event
 from memoryhub.audit.models import record
 from memoryhub.dashboard.access import capabilities, htmx_partial, query_with, render_page, space_context, space_for_user
 from memoryhub.dashboard.forms import EntryForm, MemoryFilterForm, NoteForm
-from memoryhub.memories import pipeline, store
-from memoryhub.memories import search as fts
+from memoryhub.memories.write import pipeline, store
+from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import Entry, OpLog
 from memoryhub.memories.text import classify
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for, record_space_error
-from memoryhub.vault.redaction import redact
+from memoryhub.core.redaction import redact
 from providers.base import ProviderError
 
 PAGE = 50

@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.audit.models import AuditEvent
-from memoryhub.memories import notebooks as nb
+from memoryhub.memories.notebooks import hot as nb
 from memoryhub.spaces.models import Workspace
 
 MAX_UPLOAD_BYTES = 1024 * 1024

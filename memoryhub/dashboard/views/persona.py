@@ -14,7 +14,7 @@ from memoryhub.dashboard.access import htmx_partial, render_page, space_context,
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.memories.models import Persona
-from memoryhub.memories.persona import project_frame
+from memoryhub.memories.growth.persona import project_frame
 from memoryhub.spaces.models import MemorySpace
 
 ACTIVE = ("queued", "running")

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET
 
 from memoryhub.dashboard.access import render_page, space_context, space_for_user, space_tabs
 from memoryhub.dashboard.forms import RecallForm
-from memoryhub.memories import recall
+from memoryhub.memories.search import recall
 from memoryhub.memories.models import Entry, Fact, Topic
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace

@@ -17,8 +17,8 @@ from memoryhub.audit.models import record
 from memoryhub.dashboard.access import htmx_partial, render_page, space_for_user
 from memoryhub.dashboard.forms import SpaceForm
 from memoryhub.dashboard.views.choose import signed_selection
-from memoryhub.memories import recall
-from memoryhub.memories import search as fts
+from memoryhub.memories.search import recall
+from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace
 from providers.registry import PROVIDERS, get_provider_class

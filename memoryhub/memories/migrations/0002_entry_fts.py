@@ -4,13 +4,13 @@ from django.db import migrations
 
 
 def create_index(apps, schema_editor):
-    from memoryhub.memories import search
+    from memoryhub.memories.search import fulltext as search
 
     search.create_index(schema_editor.connection)
 
 
 def drop_index(apps, schema_editor):
-    from memoryhub.memories import search
+    from memoryhub.memories.search import fulltext as search
 
     search.drop_index(schema_editor.connection)
 

@@ -8,7 +8,7 @@ NAME = "memoryhub-enrich-sweep"
 def create_schedule(apps, schema_editor):
     Schedule = apps.get_model("django_q", "Schedule")
     Schedule.objects.update_or_create(
-        name=NAME, defaults={"func": "memoryhub.memories.enrich.sweep", "schedule_type": "I", "minutes": 1,
+        name=NAME, defaults={"func": "memoryhub.memories.growth.enrich.sweep", "schedule_type": "I", "minutes": 1,
                              "repeats": -1})
 
 

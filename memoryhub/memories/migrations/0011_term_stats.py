@@ -6,11 +6,11 @@ NAME = "memoryhub-recount-words"
 
 
 def create(apps, schema_editor):
-    from memoryhub.memories import search
+    from memoryhub.memories.search import fulltext as search
 
     search.create_index(schema_editor.connection)  # idempotent: adds what an older index lacks
     apps.get_model("django_q", "Schedule").objects.update_or_create(
-        name=NAME, defaults={"func": "memoryhub.memories.search.recount_words", "schedule_type": "I", "minutes": 5,
+        name=NAME, defaults={"func": "memoryhub.memories.search.fulltext.recount_words", "schedule_type": "I", "minutes": 5,
                              "repeats": -1})
 
 

@@ -9,11 +9,11 @@ SWEEP = "memoryhub-embed-sweep"
 
 
 def add_pgvector_and_sweep(apps, schema_editor):
-    from memoryhub.memories import pgvectors
+    from memoryhub.memories.search import pgvectors
 
     pgvectors.add_column(schema_editor.connection)
     apps.get_model("django_q", "Schedule").objects.update_or_create(
-        name=SWEEP, defaults={"func": "memoryhub.memories.vectors.sweep", "schedule_type": "I", "minutes": 5,
+        name=SWEEP, defaults={"func": "memoryhub.memories.search.vectors.sweep", "schedule_type": "I", "minutes": 5,
                               "repeats": -1})
 
 

@@ -4,7 +4,7 @@ from django.db import migrations
 
 
 def shorten(apps, schema_editor):
-    from memoryhub.memories import search
+    from memoryhub.memories.search import fulltext as search
 
     search.create_index(schema_editor.connection)  # idempotent: sets what an older index lacks
 

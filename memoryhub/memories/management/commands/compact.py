@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from memoryhub.memories import compact
+from memoryhub.memories.maintenance import compact
 
 
 class Command(BaseCommand):

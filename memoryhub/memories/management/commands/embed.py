@@ -4,7 +4,7 @@ from contextlib import nullcontext
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.memories import pgvectors, vectors
+from memoryhub.memories.search import pgvectors, vectors
 from memoryhub.memories.management.commands._space import native_space
 from providers.base import ProviderError
 

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.memories import gc
+from memoryhub.memories.maintenance import gc
 from memoryhub.memories.management.commands._space import native_space
 from memoryhub.memories.models import Entry
 

@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.memories import importers
-from memoryhub.memories.importers import retag
+from memoryhub.memories.maintenance import importers
+from memoryhub.memories.maintenance.importers import retag
 from memoryhub.memories.management.commands._space import native_space
 
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.memories import packs
+from memoryhub.memories.maintenance import packs
 
 
 class Command(BaseCommand):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memoryhub import sql
-from memoryhub.memories import search as fts
+from memoryhub.core import sql
+from memoryhub.memories.search import fulltext as fts
 
 SESSION_NEIGHBOUR = 0.6
 ENTITY_NEIGHBOUR = 0.3

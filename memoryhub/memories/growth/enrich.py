@@ -16,8 +16,9 @@ from django.utils import timezone
 from django_q.conf import Conf
 from django_q.tasks import async_task
 
-from memoryhub import sql
-from memoryhub.memories import topics, vectors
+from memoryhub.core import sql
+from memoryhub.memories.growth import topics
+from memoryhub.memories.search import vectors
 from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace
 
@@ -41,7 +42,7 @@ def schedule(space: MemorySpace) -> None:
         run(space.pk)
     else:
         # A successful run leaves no task row: there is one every second or so while agents write.
-        transaction.on_commit(lambda: async_task("memoryhub.memories.enrich.run", space.pk,
+        transaction.on_commit(lambda: async_task("memoryhub.memories.growth.enrich.run", space.pk,
                                                  task_name=f"enrich-{space.pk}", save=False))
 
 

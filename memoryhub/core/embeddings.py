@@ -1,7 +1,7 @@
 """Optional embeddings from an OpenAI-compatible `POST <base>/embeddings` (Ollama, vLLM, llama.cpp, OpenAI…).
 
 Unset (`MEMORYHUB_EMBEDDINGS_BASE_URL` empty), the hub searches by words only. Set, the worker
-embeds native entries and search adds their nearest neighbours (memories/vectors.py). Calls go
+embeds native entries and search adds their nearest neighbours (memories/search/vectors.py). Calls go
 through providers.http like every remote call: a timeout, a body cap, the key never in an error.
 """
 

@@ -1,6 +1,6 @@
 """Entry embeddings: the worker stores them, search asks for the nearest ones (search.py blends them in).
 
-Only when an embedding service is configured (memoryhub/embeddings.py). Every live entry of an
+Only when an embedding service is configured (memoryhub/core/embeddings.py). Every live entry of an
 open native space is embedded after its enrichment; vault text never goes to the service. An
 edit drops the entry's vector and the next run embeds it again; another model name means every
 entry is embedded again under it.
@@ -22,8 +22,8 @@ import numpy as np
 from django.db import connection, transaction
 from django.utils import timezone
 
-from memoryhub import embeddings, sql
-from memoryhub.memories import pgvectors
+from memoryhub.core import embeddings, sql
+from memoryhub.memories.search import pgvectors
 from memoryhub.spaces.models import MemorySpace
 from providers.base import ProviderError
 

@@ -4,7 +4,7 @@ Every item carries an idempotency key derived from its source id or content, so 
 the same file twice adds nothing. No model is called: rule summaries make it findable.
 """
 
-from memoryhub.memories.importers.base import Batch, FactOp, Item, Link, run
-from memoryhub.memories.importers.formats import FORMATS, detect, load
+from memoryhub.memories.maintenance.importers.base import Batch, FactOp, Item, Link, run
+from memoryhub.memories.maintenance.importers.formats import FORMATS, detect, load
 
 __all__ = ["FORMATS", "Batch", "FactOp", "Item", "Link", "detect", "load", "run"]

@@ -16,8 +16,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from memoryhub import sql
-from memoryhub.memories import enrich, search, topics, vectors
+from memoryhub.core import sql
+from memoryhub.memories.growth import enrich, topics
+from memoryhub.memories.search import fulltext as search, vectors
 from memoryhub.memories.models import Edge, EntityRef, Entry, OpLog
 from memoryhub.memories.text import capitalised_words, clip, extract_entities, first_sentence
 from memoryhub.spaces.models import MemorySpace

@@ -13,9 +13,9 @@ import re
 from django.db import connection, transaction
 from django.utils import timezone
 
-from memoryhub import llm as llm_mod
-from memoryhub.memories.fact_rules import Claim, real_paths
-from memoryhub.memories.facts import MULTI_VALUED, PREDICATES, SINGLE_VALUED, apply_claims, current_facts
+from memoryhub.core import llm as llm_mod
+from memoryhub.memories.growth.fact_rules import Claim, real_paths
+from memoryhub.memories.growth.facts import MULTI_VALUED, PREDICATES, SINGLE_VALUED, apply_claims, current_facts
 from memoryhub.memories.models import Entry, Fact, Persona
 from memoryhub.memories.text import tokenize
 from memoryhub.spaces.models import MemorySpace

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from django.db import transaction
 
-from memoryhub.memories import search, store
+from memoryhub.memories.search import fulltext as search
+from memoryhub.memories.write import store
 from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace
 

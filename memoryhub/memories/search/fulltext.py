@@ -17,9 +17,9 @@ from typing import Iterable, NamedTuple
 from django.conf import settings
 from django.db import connection
 
-from memoryhub import embeddings, sql
-from memoryhub.memories import pgsearch, vectors
-from memoryhub.memories.counts import ReusedCounts
+from memoryhub.core import embeddings, sql
+from memoryhub.memories.search import pgsearch, vectors
+from memoryhub.memories.search.counts import ReusedCounts
 from memoryhub.memories.text import tokenize
 from providers.base import ProviderError
 

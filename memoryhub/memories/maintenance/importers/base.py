@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
-from memoryhub.memories import facts, pipeline, store
+from memoryhub.memories.growth import facts
+from memoryhub.memories.write import pipeline, store
 from memoryhub.memories.models import CATEGORIES, Entry
 from memoryhub.memories.text import classify
 from memoryhub.spaces.models import MemorySpace

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from memoryhub.memories.fact_rules import Claim, extract, is_real_path
+from memoryhub.memories.growth.fact_rules import Claim, extract, is_real_path
 from memoryhub.memories.models import Entry, Fact
 from memoryhub.spaces.models import MemorySpace
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memoryhub.memories.importers import mnemon, notes, sessions, vault
-from memoryhub.memories.importers.base import Batch
+from memoryhub.memories.maintenance.importers import mnemon, notes, sessions, vault
+from memoryhub.memories.maintenance.importers.base import Batch
 
 FORMATS: dict[str, tuple[str, Callable[[Path, str], Batch]]] = {
     "sessions": ("Session log (JSONL)", sessions.load_jsonl),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memoryhub.memories.importers.base import Batch, FactOp, Item, Link, category_of, key_of, when
+from memoryhub.memories.maintenance.importers.base import Batch, FactOp, Item, Link, category_of, key_of, when
 
 
 def _rows(path: Path, batch: Batch) -> list[dict]:

@@ -16,8 +16,8 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from memoryhub import llm
-from memoryhub.memories import pipeline, store
+from memoryhub.core import llm
+from memoryhub.memories.write import pipeline, store
 from memoryhub.memories.models import ConsolidationRun, Entry, Topic
 from memoryhub.memories.text import clip, overlap, token_set, tokenize
 from memoryhub.spaces import space_settings

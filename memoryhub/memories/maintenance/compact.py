@@ -23,7 +23,7 @@ from django_q.conf import Conf
 from django_q.models import Failure, Success
 
 from memoryhub.jobs.models import Job
-from memoryhub.memories import search
+from memoryhub.memories.search import fulltext as search
 from memoryhub.memories.models import OpLog
 from memoryhub.spaces.models import MemorySpace
 

@@ -15,7 +15,7 @@ from django.db.models import Count, F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from memoryhub.memories import store
+from memoryhub.memories.write import store
 from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace
 

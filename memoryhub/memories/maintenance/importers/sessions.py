@@ -7,7 +7,7 @@ from pathlib import Path
 
 import zstandard
 
-from memoryhub.memories.importers.base import Batch, Item, key_of, when
+from memoryhub.memories.maintenance.importers.base import Batch, Item, key_of, when
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 

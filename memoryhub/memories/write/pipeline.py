@@ -10,16 +10,18 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from memoryhub import sql
+from memoryhub.core import sql
 from memoryhub.jobs import runner
-from memoryhub.memories import facts, gc, persona, store
+from memoryhub.memories.growth import facts, persona
+from memoryhub.memories.maintenance import gc
+from memoryhub.memories.write import store
 from memoryhub.memories.models import Entry, RemoteWrite
 from memoryhub.memories.text import classify, clip, first_sentence
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for, record_space_error
-from memoryhub.vault import export
-from memoryhub.vault.redaction import redact, redact_all
+from memoryhub.memories.notebooks import export
+from memoryhub.core.redaction import redact, redact_all
 from providers.base import ProviderError, Receipt
 
 

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from memoryhub.memories import search
+from memoryhub.memories.search import fulltext as search
 from memoryhub.memories.models import Edge, EntityRef, Entry, Fact, OpLog, Persona, Topic
 from memoryhub.spaces.models import MemorySpace
 

@@ -7,8 +7,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from memoryhub.memories import facts, persona, policies, ranking, store, topics
-from memoryhub.memories import search as fts
+from memoryhub.memories.growth import facts, persona, topics
+from memoryhub.memories.search import policies, ranking
+from memoryhub.memories.write import store
+from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import Entry, Persona
 from memoryhub.memories.text import clip, token_set
 from memoryhub.spaces import space_settings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memoryhub.memories.importers.base import Batch, Item, key_of
+from memoryhub.memories.maintenance.importers.base import Batch, Item, key_of
 
 DELIMITER = "\n§\n"
 

@@ -21,12 +21,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from memoryhub.audit.models import record
-from memoryhub.memories import pipeline, store
+from memoryhub.memories.write import pipeline, store
 from memoryhub.memories.models import Entry, Notebook
 from memoryhub.memories.text import clip
 from memoryhub.spaces.models import MemorySpace, Workspace
 from memoryhub.spaces.services import default_space, workspace_space
-from memoryhub.vault.redaction import redact
+from memoryhub.core.redaction import redact
 from providers.base import ProviderError
 
 log = logging.getLogger(__name__)

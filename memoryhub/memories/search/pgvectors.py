@@ -14,7 +14,7 @@ from contextlib import contextmanager
 import numpy as np
 from django.db import DatabaseError, connection, transaction
 
-from memoryhub import sql
+from memoryhub.core import sql
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from memoryhub.memories.importers.base import Batch, Item, Link, category_of, key_of, when
+from memoryhub.memories.maintenance.importers.base import Batch, Item, Link, category_of, key_of, when
 from memoryhub.memories.text import first_sentence
 
 EDGE_TYPES = ("temporal", "entity", "causal", "semantic", "supersedes")
