@@ -1,6 +1,7 @@
 """Per-space settings change behaviour through the API; recall policies across two providers."""
 
 import math
+from types import SimpleNamespace
 
 import pytest
 
@@ -100,6 +101,16 @@ def test_policy_tiers_and_candidate_limit():
     assert policies.tier(0.0, "normalized", config) == "low"
     assert policies.tier(1.5, "normalized", config) == "unknown"
     assert [policies.tier(s, "normalized", config) for s in (0.1, 0.3, 0.7)] == ["low", "medium", "high"]
+
+
+def test_balanced_drops_scores_of_zero_or_less_where_exhaustive_keeps_them():
+    config = space_settings.defaults()
+    cards = [SimpleNamespace(tier=policies.tier(score, "normalized", config), score=score)
+             for score in (0.9, 0.1, 0.0, -0.2)]
+    balanced = policies.apply(cards, 10, {**config, "recallPolicy": "balanced-v1"})
+    exhaustive = policies.apply(cards, 10, {**config, "recallPolicy": "exhaustive-v1"})
+    assert [c.score for c in balanced] == [0.9, 0.1]
+    assert [c.score for c in exhaustive] == [0.9, 0.1, 0.0, -0.2]
 
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 
 Every result gets a tier: unknown (no score, or a provider whose scores are not normalised
 relevance), low, medium or high by the space's thresholds. Non-finite scores are dropped.
+strict-v1 drops low results; balanced-v1 keeps them last, except a normalised score of zero or less,
+which it drops too; exhaustive-v1 keeps everything.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def apply(cards: list, limit: int, config: dict[str, Any]) -> list:
     """Filter and order tiered cards by the configured policy; returns at most `limit`."""
     policy = config["recallPolicy"]
     kept = [c for c in cards if c.tier != "drop"]
+    if policy == "balanced-v1":  # keeps low results last, but a score of zero or less says "unrelated"
+        kept = [c for c in kept if not (c.tier == "low" and c.score is not None and c.score <= 0)]
     kept.sort(key=lambda c: (TIER_ORDER[c.tier], -(c.score if c.score is not None and math.isfinite(c.score) else 0)))
     if policy == "strict-v1":
         caps = {"high": limit, "medium": config["recallMaxMedium"], "unknown": config["recallMaxUnknown"], "low": 0}
