@@ -159,6 +159,16 @@ def test_note_new_entry_triggers_every_n(space):
     assert [persona.note_new_entry(space) for _ in range(3)] == [False, False, False]
 
 
+def test_note_new_entry_follows_the_global_defaults(space, settings):
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "SPACE_DEFAULTS": {**settings.MEMORYHUB["SPACE_DEFAULTS"],
+                                                                   "personaEvery": 3}}
+    assert [persona.note_new_entry(space) for _ in range(3)] == [False, False, True]
+    settings.MEMORYHUB["SPACE_DEFAULTS"]["autoPersona"] = False
+    assert [persona.note_new_entry(space) for _ in range(3)] == [False, False, False]
+    space.settings = {"autoPersona": True}  # the space's own value wins over the global default
+    assert [persona.note_new_entry(space) for _ in range(3)] == [False, False, True]
+
+
 # --- rebuild ----------------------------------------------------------------------------------
 
 LLM_ANSWER = {

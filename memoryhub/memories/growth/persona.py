@@ -18,9 +18,9 @@ from memoryhub.memories.growth.fact_rules import Claim, real_paths
 from memoryhub.memories.growth.facts import MULTI_VALUED, PREDICATES, SINGLE_VALUED, apply_claims, current_facts
 from memoryhub.memories.models import Entry, Fact, Persona
 from memoryhub.memories.text import tokenize
+from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 
-DEFAULT_EVERY = 10
 RECENT_ENTRIES = 60
 MAX_EVENTS = 12
 MAX_LLM_CLAIMS = 20
@@ -156,11 +156,9 @@ def note_new_entry(space: MemorySpace) -> bool:
         if not created:
             return note_new_entry(space)
     count = row[0] if row else 1
-    try:
-        every = int(space.settings.get("personaEvery", DEFAULT_EVERY))
-    except (TypeError, ValueError):
-        every = DEFAULT_EVERY
-    if every <= 0 or space.settings.get("autoPersona") is False:
+    config = space_settings.effective(space)  # the space's own values over MEMORYHUB_AUTO_PERSONA / _PERSONA_EVERY
+    every = config["personaEvery"]
+    if not config["autoPersona"] or every <= 0:
         return False
     return count % every == 0
 
