@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 from urllib.parse import quote
@@ -16,6 +17,14 @@ Json = dict[str, Any]
 def _given(**values: Any) -> Json:
     """The arguments that were actually given (None means "leave it to the hub's default")."""
     return {key: value for key, value in values.items() if value is not None}
+
+
+def _seconds(value: str | None) -> float | None:
+    """A Retry-After header in seconds (the hub sends delta-seconds), None when absent or not a number."""
+    try:
+        return max(0.0, float(value)) if value else None
+    except ValueError:
+        return None
 
 
 class MemoryHubClient:
@@ -40,9 +49,14 @@ class MemoryHubClient:
         self.close()
 
     def request(self, method: str, path: str, body: Json | None = None, *, timeout: float | None = None) -> Json:
-        """One API call; every failure is a MemoryHubError (`unavailable`/`timeout` when the hub is unreachable)."""
+        """One API call; every failure is a MemoryHubError (`unavailable`/`timeout` when the hub is unreachable).
+
+        The body is sent as ASCII JSON, so text the hub refuses (a lone surrogate) comes back as the hub's own
+        400 instead of an encoding error on this side."""
+        content = None if body is None else json.dumps(body, ensure_ascii=True, allow_nan=False).encode()
         try:
-            response = self._http.request(method, path, json=body,
+            response = self._http.request(method, path, content=content,
+                                          headers={"Content-Type": "application/json"} if content else None,
                                           timeout=self.timeout if timeout is None else timeout)
         except httpx.TimeoutException as exc:
             raise MemoryHubError("timeout", f"{method} {path}: no answer in time ({exc})") from exc
@@ -57,7 +71,7 @@ class MemoryHubClient:
         error = data.get("error") if isinstance(data, dict) else None
         if isinstance(error, dict):
             raise MemoryHubError(str(error.get("code", "internal")), str(error.get("message", "")),
-                                 response.status_code, error.get("field"))
+                                 response.status_code, error.get("field"), _seconds(response.headers.get("Retry-After")))
         code = "unavailable" if response.status_code in (502, 503, 504) else "internal"
         raise MemoryHubError(code, f"{method} {path}: HTTP {response.status_code}", response.status_code)
 
@@ -79,10 +93,23 @@ class MemoryHubClient:
                                                      description=description, config=config, workspace=workspace))
 
     def turn(self, session_id: str, user: str, assistant: str, *, space: str | None = None, at: str | None = None,
-             idempotency_key: str | None = None, workspace: str | None = None) -> Json:
-        """Archive one finished turn; the same idempotency_key again returns the same entry, written once."""
+             idempotency_key: str | None = None, workspace: str | None = None, agent_context: str | None = None,
+             channel: Json | None = None) -> Json:
+        """Archive one finished turn; the same idempotency_key again returns the same entry, written once.
+
+        `agent_context` (primary, subagent, cron, flush) lets the space decide whether the turn is archived; a
+        skipped turn answers {"entry": None, "skipped": why}. `channel` is for hubs that take bridged chats."""
         return self.request("POST", "turns", _given(session_id=session_id, user=user, assistant=assistant, space=space,
-                                                    at=at, idempotency_key=idempotency_key, workspace=workspace))
+                                                    at=at, idempotency_key=idempotency_key, workspace=workspace,
+                                                    agent_context=agent_context, channel=channel))
+
+    def check_turns(self, session_id: str, *, space: str | None = None, workspace: str | None = None,
+                    timeout: float | None = None) -> Json:
+        """Would turns from this token, space and workspace be taken? Asked without writing anything: a `flush`
+        turn, which the hub checks and routes like any turn and never archives. Raises the hub's refusal."""
+        return self.request("POST", "turns", _given(session_id=session_id, user="(memoryhub client: set-up check)",
+                                                    assistant="", space=space, workspace=workspace,
+                                                    agent_context="flush"), timeout=timeout)
 
     def context(self, session_id: str, query: str = "", *, space: str | None = None, max_chars: int | None = None,
                 workspace: str | None = None, timeout: float | None = None) -> Json:
