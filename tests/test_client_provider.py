@@ -8,6 +8,7 @@ import time
 
 from memoryhub_client import MemoryHubClient, MemoryHubProvider
 
+from tests.client_helpers import archived, make_space, titles
 from tests.livehub import LiveHub
 
 
@@ -136,7 +137,7 @@ def test_a_replayed_turn_is_never_written_twice(hub, tmp_path):
     assert turns_of(hub, "conv-2") == ["Only once, please"]
 
 
-def test_subagents_read_but_never_write(hub, tmp_path):
+def test_a_subagents_turn_is_not_archived_where_the_space_keeps_none(hub, tmp_path):
     token = hub.token(name="sub")
     sub = provider_for(hub, token, tmp_path / "spool.jsonl")
     sub.initialize("conv-3", agent_context="subagent")
@@ -146,3 +147,87 @@ def test_subagents_read_but_never_write(hub, tmp_path):
     assert turns_of(hub, "conv-3") == []
     with MemoryHubClient(hub.url, token) as c:
         assert c.health()["status"] == "ok"
+
+
+def test_turns_carry_their_agent_context_and_the_space_decides(hub, tmp_path):
+    make_space(hub, "keeps-subagents", recordSubagents=True)
+    make_space(hub, "primary-only")
+    token = hub.token(name="contexts")
+    for space in ("keeps-subagents", "primary-only"):
+        sub = provider_for(hub, token, tmp_path / f"sub-{space}.jsonl", space=space)
+        sub.initialize(f"sub-{space}", platform="cli", agent_context="subagent")
+        sub.sync_turn(f"A sub-agent's turn in {space}", "done", session_id=f"sub-{space}", messages=[])
+        cron = provider_for(hub, token, tmp_path / f"cron-{space}.jsonl", space=space)
+        cron.initialize(f"cron-{space}", platform="cron", agent_context="cron")
+        cron.sync_turn(f"A cron job's turn in {space}", "done")
+
+        parent = provider_for(hub, token, tmp_path / f"parent-{space}.jsonl", space=space)
+        parent.initialize(f"parent-{space}", platform="cli", agent_context="primary")
+        parent.sync_turn(f"The parent's own turn in {space}", "ok")
+        parent.on_delegation(task=f"Count the open tickets in {space}", result="There are 7",
+                             child_session_id=f"child-{space}")
+        for agent in (sub, cron, parent):
+            assert agent.flush(20) and agent.status()["held"] == []  # sent and answered, kept or not
+            agent.shutdown()
+    assert titles(hub, "sub-keeps-subagents") == ["A sub-agent's turn in keeps-subagents"]
+    assert archived(hub, "child-keeps-subagents") == [{"title": "Count the open tickets in keeps-subagents",
+                                                       "space": "keeps-subagents"}]
+    assert titles(hub, "sub-primary-only") == [] and titles(hub, "child-primary-only") == []
+    assert titles(hub, "cron-keeps-subagents") == [] and titles(hub, "cron-primary-only") == []
+    assert titles(hub, "parent-primary-only") == ["The parent's own turn in primary-only"]
+
+
+def test_a_session_switch_moves_later_turns_only(hub, tmp_path):
+    agent = provider_for(hub, hub.token(name="switch"), tmp_path / "spool.jsonl")
+    agent.initialize("before-switch")
+    agent.sync_turn("Said before the switch", "ok")
+    agent.on_session_switch("after-switch", parent_session_id="before-switch", reset=True, reason="new_session")
+    agent.sync_turn("Said after the switch", "ok")
+    assert agent.flush(20)
+    assert titles(hub, "before-switch") == ["Said before the switch"]
+    assert titles(hub, "after-switch") == ["Said after the switch"]
+    agent.on_session_end([])
+    assert agent.flush(20)
+    agent.shutdown()
+
+
+def test_the_turn_start_fetches_this_turns_context_not_the_last_ones(hub, tmp_path):
+    make_space(hub, "turn-start")
+    agent = provider_for(hub, hub.token(name="turn-start"), tmp_path / "spool.jsonl", space="turn-start")
+    agent.initialize("turn-start-1")
+    agent.sync_turn("Our invoices are printed by a Brother HL-L2350 printer", "Noted.")
+    agent.sync_turn("The cat sitter comes on Tuesdays at noon", "Noted.")
+    assert agent.flush(20)
+    agent.queue_prefetch("which printer prints invoices?")  # queued after the last turn, for the next one
+    agent._warming.join(10)
+    agent.on_turn_start(3, "when does the cat sitter come?")  # the next turn asks something else
+    injected = agent.prefetch("when does the cat sitter come?")
+    assert "Tuesdays" in injected and "Brother" not in injected
+    assert agent.prefetch("which printer prints invoices?") != injected  # nothing stale left behind
+    agent.shutdown()
+
+
+def test_before_compression_the_queued_turns_land_and_the_summary_gets_their_ids(hub, tmp_path):
+    agent = provider_for(hub, hub.token(name="compress"), tmp_path / "spool.jsonl")
+    agent.initialize("compress-1")
+    agent.sync_turn("The release train leaves every second Thursday", "ok")
+    agent.sync_turn("Hotfixes skip the train", "ok")
+    note = agent.on_pre_compress([{"role": "user", "content": "The release train leaves every second Thursday"}])
+    ids = re.findall(r"id=(\d+)", note)
+    assert "compress-1" in note and len(ids) == 2
+    assert "Hotfixes skip the train" in json.loads(agent.handle_tool_call("memory_recall", {"id": ids[1]}))["body"]
+    agent.shutdown()
+
+
+def test_a_bridged_chat_is_kept_with_its_turns_but_not_sent_until_the_hub_takes_it(hub, tmp_path):
+    spool = tmp_path / "spool.jsonl"
+    agent = provider_for(hub, hub.token(name="bridge"), spool)
+    agent.initialize("tg-1", platform="telegram", chat_type="group", chat_id="-100123", chat_name="Ops",
+                     user_id="42", user_name="wang", agent_context="primary")
+    agent.sync_turn("A message from the ops group", "ok")
+    assert agent.flush(20)  # the hub took it: no field it does not know was sent
+    agent.shutdown()
+    assert titles(hub, "tg-1") == ["A message from the ops group"]
+    added = [json.loads(line)["add"] for line in spool.read_text().splitlines() if "add" in json.loads(line)]
+    assert added[-1]["channel"] == {"platform": "telegram", "chat_type": "group", "chat_id": "-100123",
+                                    "chat_name": "Ops", "user_id": "42", "user_name": "wang"}

@@ -6,7 +6,8 @@ What becomes of a write the hub did not take:
 - refused for the setup (token, space, workspace: `about_setup`): the same, more slowly, and reported as the
   provider's problem, since every later write would be refused alike until a person fixes it;
 - refused for itself (too large, text the hub will not take): held — kept in the spool, reported, and offered
-  again at the next start — while later writes go on.
+  again at the next start — while later writes go on. A write the hub fails on with a server error
+  SERVER_ERROR_TRIES times in a row is held too, so one poison write cannot stall the ones behind it.
 
 `send` gets a run of jobs and returns one outcome per job (None once delivered), stopping after the first
 retryable or setup refusal; today every run is one job, and a batch endpoint needs only a longer run.
@@ -24,6 +25,7 @@ from memoryhub_client.spool import Job, Spool
 
 log = logging.getLogger(__name__)
 FIRST_DELAY = 0.25
+SERVER_ERROR_TRIES = 5
 Outcome = MemoryHubError | None
 
 
@@ -42,6 +44,7 @@ class Outbox:
         self._queue: collections.deque[Job] = collections.deque()
         self.held: list[Job] = []
         self.last_error: MemoryHubError | None = None
+        self._server_errors = 0  # in a row, for the write first in line
         self._sending = False
         self._stop = threading.Event()
         self._changed = threading.Condition()
@@ -129,9 +132,13 @@ class Outbox:
         with self._changed:
             try:
                 for job, outcome in zip(jobs, outcomes):
-                    if outcome is not None and (outcome.retryable or outcome.about_setup):
+                    if outcome is not None and outcome.code == "internal":
+                        self._server_errors += 1
+                    if outcome is not None and (outcome.retryable or outcome.about_setup) and not (
+                            outcome.code == "internal" and self._server_errors >= SERVER_ERROR_TRIES):
                         self.last_error = outcome
                         return outcome, refused
+                    self._server_errors = 0
                     self._queue.popleft()
                     if outcome is None:
                         self.spool.done(job["id"])

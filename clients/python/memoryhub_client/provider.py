@@ -185,14 +185,15 @@ class MemoryHubProvider:
 
     def status(self) -> dict[str, Any]:
         """What the host may show: {"available", "problem", "queued", "held": [{id, kind, session_id, at, error}],
-        "retrying": last transient error or ""}."""
+        "retrying": the last transient error or "", "spool": the file keeping them}."""
         outbox = self._outbox
         held = [{"id": j["id"], "kind": j["kind"], "session_id": j["session_id"], "at": j.get("at", ""),
                  "error": j["held"]} for j in (outbox.held if outbox else [])]
         last = outbox.last_error if outbox else None
         return {"available": self.is_available(), "problem": self.unavailable_reason() if not self.is_available()
                 else "", "queued": outbox.queued() if outbox else 0, "held": held,
-                "retrying": str(last) if last is not None and last.retryable else ""}
+                "retrying": str(last) if last is not None and last.retryable else "",
+                "spool": str(outbox.spool.path) if outbox else ""}
 
     def discard(self, job_id: str) -> bool:
         """Give up on a held write for good (a person's decision); False when none has that id."""
