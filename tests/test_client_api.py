@@ -8,9 +8,7 @@ import threading
 import pytest
 from memoryhub_client import MemoryHubClient, MemoryHubError
 
-from tests.livehub import free_port
-
-
+from tests.livehub import LiveHub, free_port
 
 
 @pytest.fixture
@@ -81,3 +79,17 @@ def test_client_timeouts_are_configurable():
                 f"http://127.0.0.1:{silent.getsockname()[1]}", "mh_x", timeout=0.3) as c:
             c.health()
     assert slow.value.code == "timeout" and slow.value.retryable
+
+
+def test_a_rate_limited_call_says_when_to_come_back(tmp_path):
+    limited = LiveHub(tmp_path / "limited-hub")
+    limited.env["MEMORYHUB_RATE_LIMIT_PER_MINUTE"] = "1"
+    limited.start()
+    try:
+        with pytest.raises(MemoryHubError) as refused, MemoryHubClient(limited.url, limited.token()) as c:
+            for _ in range(3):  # the second call is over the limit, or the third if a minute turned in between
+                c.spaces()
+    finally:
+        limited.close()
+    assert (refused.value.code, refused.value.status) == ("rate_limited", 429) and refused.value.retryable
+    assert 0 < refused.value.retry_after <= 60

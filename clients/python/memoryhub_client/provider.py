@@ -368,10 +368,11 @@ class MemoryHubProvider:
         return json.dumps(result, ensure_ascii=False)
 
     def shutdown(self) -> None:
-        """Deliver queued writes for at most drain_timeout seconds; the rest stay in the spool for the next start."""
+        """Deliver queued writes for at most drain_timeout seconds (none while the set-up is refused); the rest
+        stay in the spool for the next start."""
         if self._outbox is None:
             return
-        delivered = self.flush(self.drain_timeout)
+        delivered = self.flush(0 if self.problem else self.drain_timeout)  # a set-up refusal will not pass soon
         left = self.status()
         self._outbox.stop(self.timeout + 1)
         if not delivered:
