@@ -113,6 +113,8 @@ class MemoryHubProvider:
     def initialize(self, session_id: str, **kwargs: Any) -> None:
         """Open the spool and start sending (earlier runs' writes first), then ask the hub whether turns from this
         token, space and workspace would be taken; a refusal is reported with the setting that fixes it."""
+        if self._outbox is not None:  # initialized again: one outbox per provider
+            self._outbox.stop(self.timeout + 1)
         if kwargs.get("hermes_home") and Path(kwargs["hermes_home"]) != self.home:
             self._configure(Path(kwargs["hermes_home"]))
         self.session_id = session_id
