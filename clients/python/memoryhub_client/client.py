@@ -71,7 +71,8 @@ class MemoryHubClient:
         error = data.get("error") if isinstance(data, dict) else None
         if isinstance(error, dict):
             raise MemoryHubError(str(error.get("code", "internal")), str(error.get("message", "")),
-                                 response.status_code, error.get("field"), _seconds(response.headers.get("Retry-After")))
+                                 response.status_code, error.get("field"),
+                                 _seconds(response.headers.get("Retry-After")))
         code = "unavailable" if response.status_code in (502, 503, 504) else "internal"
         raise MemoryHubError(code, f"{method} {path}: HTTP {response.status_code}", response.status_code)
 
