@@ -10,24 +10,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
+from memoryhub.core.http import UpstreamError
+
 WRITE_MODES = ("exact", "verified", "async")
 DELETION_MODES = ("soft", "hard", "controlled-hard", "invalidate", "provider-forget", "none")
 RECEIPT_STATES = ("committed", "accepted", "pending_verification", "unknown", "failed")
 
 
-class ProviderError(Exception):
-    """Anything that went wrong talking to a provider.
-
-    `permanent` marks errors that will not go away by retrying (bad credentials, a
-    missing bank); the hub disables the service until someone fixes its config.
-    """
-
-    def __init__(self, message: str, permanent: bool = False, timeout: bool = False, uri: str = ""):
-        super().__init__(message)
-        self.message = message
-        self.permanent = permanent
-        self.timeout = timeout
-        self.uri = uri
+# The one error type of the provider layer: the HTTP client raises it, adapters raise it, the hub catches it.
+# Fields: message, uri, permanent, timeout, status, retryable, unknown_outcome (see UpstreamError).
+ProviderError = UpstreamError
 
 
 @dataclass(frozen=True)
@@ -40,6 +32,7 @@ class Capabilities:
     remember: bool = False
     link: bool = False
     forget: bool = False
+    get: bool = False  # every id this provider hands out (search hits, write receipts) can be read back
     write_mode: str = "exact"
     deletion_mode: str = "none"
 
@@ -63,7 +56,11 @@ class Field:
 
 @dataclass
 class Record:
-    """One memory as a provider returns it."""
+    """One memory as a provider returns it.
+
+    `text` is what the engine stored or extracted; `title` is only what the hub sent along (metadata), so
+    result cards show `summary`: an adapter's `extra["summary"]` when it has a better line, else the engine's text.
+    """
 
     id: str
     text: str
@@ -74,6 +71,11 @@ class Record:
     score: float | None = None
     origin: str = "local"
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def summary(self) -> str:
+        """The line a result card shows: an adapter's own summary, else the engine's text, the hub's title last."""
+        return str(self.extra.get("summary") or "").strip() or self.text.strip() or self.title
 
 
 @dataclass
@@ -107,6 +109,8 @@ class Provider:
     service_fields: ClassVar[tuple[Field, ...]] = ()
     space_fields: ClassVar[tuple[Field, ...]] = ()
     description: ClassVar[str] = ""
+    verifies_writes: ClassVar[bool] = False  # verify() turns pending_verification into a final state
+    has_trust: ClassVar[bool] = False  # feedback() moves a per-memory trust score that filters recall
 
     def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
         self.config = dict(config or {})
@@ -125,6 +129,25 @@ class Provider:
 
     def status(self) -> dict[str, Any]:
         raise self._unsupported("status")
+
+    def check(self) -> dict[str, Any]:
+        """"Test connection" for the service alone: reach the vendor's health or auth route with the service
+        settings only, never needing a space's fields. Adapters whose status needs no space may keep this."""
+        return self.status()
+
+    def validate_config(self) -> dict[str, Any] | None:
+        """Refuse a service config before it is saved (raise a permanent ProviderError); None when there is
+        nothing to check beyond the form. OpenViking proves its root or Admin discovery here."""
+        return None
+
+    def verify(self, receipt: Receipt) -> Receipt:
+        """Re-check a `pending_verification` write; only adapters that return that state override this."""
+        raise self._unsupported("verification")
+
+    def resolve_write(self, receipt: Receipt) -> list[str]:
+        """The record ids a write became: the receipt's own id for exact writes; async adapters ask the engine
+        (an empty list while it is still processing). The hub keeps the answer beside the write."""
+        return [receipt.provider_id] if receipt.provider_id and self.capabilities.write_mode != "async" else []
 
     def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
         raise self._unsupported("search")
@@ -150,6 +173,18 @@ class Provider:
 
     def link(self, source_id: str, target_id: str, edge_type: str = "semantic", weight: float = 0.5) -> None:
         raise self._unsupported("link")
+
+    def entities(self, limit: int = 100) -> list[dict[str, Any]]:
+        """[{"id", "name", "mentions"}], most mentioned first."""
+        raise self._unsupported("entities")
+
+    def entity_records(self, entity_id: str, limit: int = 50) -> list[Record]:
+        """The memories that mention one entity of entities()."""
+        raise self._unsupported("entities")
+
+    def feedback(self, record_id: str, helpful: bool) -> Record:
+        """A person's or an agent's verdict on a memory (helpful / wrong); adapters with trust scores move them."""
+        raise self._unsupported("feedback")
 
     def discover(self) -> list[dict[str, Any]]:
         raise self._unsupported("discover")

@@ -133,9 +133,8 @@ class ByteRoverProvider(Provider):
         """
         code, out, err, truncated = self._run([command, "--format", "json", *args], timeout)
         if truncated:
-            error = ProviderError(f"brv {command} answered more than the {self._cap()}-byte output cap")
-            error.unknown_outcome = True
-            raise error
+            raise ProviderError(f"brv {command} answered more than the {self._cap()}-byte output cap",
+                                unknown_outcome=True)
         if code != 0:
             raise ProviderError(f"brv {command} exited {code}: {(err or out)[:300]}")
         lines = []
@@ -149,13 +148,10 @@ class ByteRoverProvider(Provider):
         failed = next((line for line in lines if line.get("success") is not True), None)
         if failed is not None:
             detail = failed["data"].get("error") or failed["data"].get("message") or "no detail"
-            error = ProviderError(f"brv {command} failed: {str(detail)[:300]}")
-            error.unknown_outcome = failed["data"].get("event") == "error"
-            raise error
+            raise ProviderError(f"brv {command} failed: {str(detail)[:300]}",
+                                unknown_outcome=failed["data"].get("event") == "error")
         if not lines:
-            error = ProviderError(f"brv {command} answered no JSON: {(out or err)[:300]}")
-            error.unknown_outcome = True
-            raise error
+            raise ProviderError(f"brv {command} answered no JSON: {(out or err)[:300]}", unknown_outcome=True)
         return lines[-1]["data"]
 
     def _cap(self) -> int:
@@ -188,7 +184,7 @@ class ByteRoverProvider(Provider):
         except ProviderError as exc:
             if exc.permanent:
                 raise
-            if exc.timeout or getattr(exc, "unknown_outcome", False):
+            if exc.timeout or exc.unknown_outcome:
                 return Receipt("unknown", error=f"{exc.message}; curation may still have been applied")
             return Receipt("failed", error=exc.message)
         changes = data.get("changes") if isinstance(data.get("changes"), dict) else {}

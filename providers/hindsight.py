@@ -27,7 +27,8 @@ class HindsightProvider(HttpProvider):
     locality = "remote"
     workspace_binding = "provider-global"
     score_semantics = "normalized"
-    capabilities = Capabilities(search=True, browse=True, graph=True, entities=True, related=True, remember=True, write_mode="async", forget=True, deletion_mode="invalidate")
+    capabilities = Capabilities(search=True, browse=True, graph=True, entities=True, related=True, remember=True,
+                                get=True, write_mode="async", forget=True, deletion_mode="invalidate")
     service_fields = (
         Field('endpoint', 'Endpoint', input='url', required=True),
         Field('apiKey', 'API key', input='secret', secret=True),
@@ -88,6 +89,10 @@ class HindsightProvider(HttpProvider):
                  "first_seen": e.get("first_seen"), "last_seen": e.get("last_seen")}
                 for e in self._items(data, "items", "entities")]
 
+    def entity_records(self, entity_id: str, limit: int = 50) -> list[Record]:
+        data = self._bank_read("GET", "/memories/list", params={"entity_id": entity_id, "limit": limit})
+        return [] if data is None else [self._record(item) for item in self._items(data, "items", "memory list")]
+
     def _record(self, item: dict[str, Any], score: float | None = None) -> Record:
         metadata = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
         return Record(id=str(item["id"]), text=str(item.get("text", "")), title=str(metadata.get("title", "")),
@@ -102,7 +107,7 @@ class HindsightProvider(HttpProvider):
         try:
             return self.http.request(method, f"{self.bank}{path}", **kw)
         except ProviderError as exc:
-            if getattr(exc, "status", None) == 404:
+            if exc.status == 404:
                 return None
             raise
 
@@ -148,13 +153,21 @@ class HindsightProvider(HttpProvider):
         except ProviderError as exc:
             if exc.permanent:
                 raise
-            status = getattr(exc, "status", None)
+            status = exc.status
             state = "failed" if status is not None and 400 <= status < 500 else "unknown"
             return Receipt(state, uri=uri, error=exc.message, detail=detail)
         if not isinstance(data, dict) or data.get("success") is not True:
             return Receipt("unknown", uri=uri, error=f"POST {uri} did not confirm the retain", detail=detail)
         detail["operation_id"] = str(data.get("operation_id") or operation_id)
-        return Receipt("accepted", uri=uri, detail=detail)
+        return Receipt("accepted", provider_id=document_id, uri=uri, detail=detail)
+
+    def resolve_write(self, receipt: Receipt) -> list[str]:
+        """The memory units retained under the write's own document id; none until the operation has run."""
+        document_id = str(receipt.detail.get("document_id") or receipt.provider_id or "")
+        if not document_id:
+            return []
+        data = self._bank_read("GET", "/memories/list", params={"document_id": document_id, "limit": 100})
+        return [] if data is None else [str(item["id"]) for item in self._items(data, "items", "memory list")]
 
     def forget(self, record_id: str) -> None:
         """Invalidate (Hindsight has no per-memory delete); reversible on the provider's side."""

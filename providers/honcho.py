@@ -17,7 +17,7 @@ class HonchoProvider(HttpProvider):
     locality = "remote"
     workspace_binding = "provider-global"
     score_semantics = "native"
-    capabilities = Capabilities(search=True, browse=True, remember=True, write_mode="exact", forget=True,
+    capabilities = Capabilities(search=True, browse=True, remember=True, get=True, write_mode="exact", forget=True,
                                 deletion_mode="hard")
     service_fields = (
         Field("endpoint", "Endpoint", input="url", required=True, default="https://api.honcho.dev",
@@ -102,6 +102,15 @@ class HonchoProvider(HttpProvider):
                 break
         skip = offset - (first_page - 1) * size
         return [self._record(item) for item in items[skip:skip + size]]
+
+    def get(self, record_id: str) -> Record:
+        """Honcho has no single-conclusion GET; its list route filters on `id` (documented filterable text field)."""
+        data = self.http.post(f"{self._ws_path}/conclusions/list", {"filters": {**self._scope, "id": str(record_id)}},
+                              params={"page": 1, "size": 1}, retry=True)
+        items = pick(data, "items", list, "conclusions page")
+        if not items:
+            raise ProviderError(f"Honcho has no conclusion {record_id} in this space", permanent=True, status=404)
+        return self._record(items[0])
 
     def remember(self, text: str, *, title: str = "", category: str = "general",
                  tags: list[str] | None = None, at: str = "", **extra: Any) -> Receipt:

@@ -21,7 +21,7 @@ class Mem0Provider(HttpProvider):
     locality = "remote"
     workspace_binding = "provider-global"
     score_semantics = "normalized"
-    capabilities = Capabilities(search=True, browse=True, remember=True, write_mode="async", forget=True,
+    capabilities = Capabilities(search=True, browse=True, remember=True, get=True, write_mode="async", forget=True,
                                 deletion_mode="hard")
     service_fields = (
         Field("endpoint", "Endpoint", input="url", required=True, default="https://api.mem0.ai",
@@ -117,12 +117,29 @@ class Mem0Provider(HttpProvider):
         except ProviderError as exc:
             return failed_write(exc)
         # A 2xx means Mem0 queued the extraction; an odd body only costs us the event id, not the write.
-        events = answer.get("results") if isinstance(answer, dict) and "results" in answer else answer
-        first = events[0] if isinstance(events, list) and events else events
-        first = first if isinstance(first, dict) else {}
-        provider_id = first.get("event_id") or first.get("id") or ""
-        detail = {k: first[k] for k in ("status", "message", "event") if isinstance(first.get(k), str)}
-        return Receipt("accepted", provider_id=str(provider_id), detail=detail)
+        if self.platform:
+            answer = answer if isinstance(answer, dict) else {}
+            detail = {k: answer[k] for k in ("status", "message") if isinstance(answer.get(k), str)}
+            return Receipt("accepted", provider_id=str(answer.get("event_id") or ""), detail=detail)
+        # The self-hosted server extracts before it answers: {"results": [{"id", "memory", "event"}]}.
+        results = answer.get("results") if isinstance(answer, dict) else None
+        ids = [str(r["id"]) for r in results or [] if isinstance(r, dict) and r.get("id")]
+        return Receipt("accepted", provider_id=ids[0] if ids else "", detail={"record_ids": ids})
+
+    def resolve_write(self, receipt: Receipt) -> list[str]:
+        """Platform: the memories the add event produced, once Mem0 has processed it (GET /v1/event/{id}/)."""
+        if not self.platform or "record_ids" in receipt.detail:
+            return [str(i) for i in receipt.detail.get("record_ids") or []]
+        if not receipt.provider_id:
+            return []
+        event = expect(self.http.get(f"/v1/event/{quote(receipt.provider_id, safe='')}/"), dict, "event")
+        status = pick(event, "status", str, "event")
+        if status == "FAILED":
+            raise ProviderError(f"Mem0 could not process write {receipt.provider_id}", permanent=True)
+        if status != "SUCCEEDED":
+            return []
+        results = pick(event, "results", list, "event", default=[])
+        return [str(r["id"]) for r in results if isinstance(r, dict) and r.get("id") and r.get("event") != "DELETE"]
 
     def forget(self, record_id: str) -> None:
         self.get(record_id)

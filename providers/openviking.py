@@ -12,8 +12,8 @@ import uuid
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
-from providers.http import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, HttpClient
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record
+from providers.http import HttpProvider
 
 CATEGORY_DIRS = {
     "preference": "preferences", "preferences": "preferences",
@@ -44,13 +44,15 @@ def _slug(title: str) -> str:
     return slug or "mem"
 
 
-class OpenVikingProvider(Provider):
+class OpenVikingProvider(HttpProvider):
     kind = "openviking"
     label = "OpenViking"
     locality = "remote"
     workspace_binding = "provider-global"
     score_semantics = "normalized"
-    capabilities = Capabilities(search=True, browse=True, graph=True, remember=True, write_mode="verified", forget=True, deletion_mode="controlled-hard")
+    capabilities = Capabilities(search=True, browse=True, graph=True, remember=True, get=True, write_mode="verified",
+                                forget=True, deletion_mode="controlled-hard")
+    verifies_writes = True
     service_fields = (
         Field('endpoint', 'Endpoint', input='url', required=True),
         Field('apiKey', 'API key', input='secret', required=True, secret=True),
@@ -67,33 +69,23 @@ class OpenVikingProvider(Provider):
 
     def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
         super().__init__(config, space)
-        self._http: HttpClient | None = None
         self._root: str | None = None
 
     def _opt(self, key: str) -> str:
         return str(self.config.get(key) or "").strip()
 
-    @property
-    def http(self) -> HttpClient:
-        if self._http is None:
-            headers = {"Content-Type": "application/json"}
-            key = self._opt("apiKey")
-            if key:
-                headers.update({"X-API-Key": key, "Authorization": f"Bearer {key}"})
-            else:
-                headers.update({"X-OpenViking-Account": self._opt("account") or "default",
-                                "X-OpenViking-User": self._opt("user") or "default"})
-            if self._opt("actorPeerId"):
-                headers["X-OpenViking-Actor-Peer"] = _check_id(self._opt("actorPeerId"), "actorPeerId")
-            self._http = HttpClient(self._opt("endpoint"), headers,
-                                    timeout=float(self.config.get("_timeout") or DEFAULT_TIMEOUT),
-                                    max_bytes=int(self.config.get("_max_bytes") or DEFAULT_MAX_BYTES))
-        return self._http
-
-    def close(self) -> None:
-        if self._http is not None:
-            self._http.close()
-            self._http = None
+    def auth_headers(self) -> dict[str, str]:
+        """The key as Bearer and X-API-Key; without a key, the dev server's identity headers."""
+        headers = {"Content-Type": "application/json"}
+        key = self.api_key(required=False)
+        if key:
+            headers.update({"X-API-Key": key, "Authorization": f"Bearer {key}"})
+        else:
+            headers.update({"X-OpenViking-Account": self._opt("account") or "default",
+                            "X-OpenViking-User": self._opt("user") or "default"})
+        if self._opt("actorPeerId"):
+            headers["X-OpenViking-Actor-Peer"] = _check_id(self._opt("actorPeerId"), "actorPeerId")
+        return headers
 
     def _call(self, method: str, path: str, **kw: Any) -> Any:
         """One request; unwrap the `{"status": "ok", "result": ...}` envelope or raise ProviderError."""
@@ -157,7 +149,7 @@ class OpenVikingProvider(Provider):
         try:
             listing = self._call("GET", "/api/v1/fs/ls", params={"uri": root})
         except ProviderError as exc:
-            if getattr(exc, "status", None) == 404:
+            if exc.status == 404:
                 raise ProviderError(f"memory root {root} does not exist", permanent=True, uri=exc.uri) from exc
             if exc.permanent:
                 raise ProviderError(f"access to {root} was denied: {exc.message}", permanent=True, uri=exc.uri) from exc
@@ -283,7 +275,7 @@ class OpenVikingProvider(Provider):
         except ProviderError as exc:
             if exc.permanent:
                 raise
-            status = getattr(exc, "status", None)
+            status = exc.status
             if status is not None and 400 <= status < 500:
                 return Receipt("failed", uri=uri, error=exc.message, detail=detail)
             return Receipt("unknown", uri=uri, detail=detail,
@@ -326,9 +318,9 @@ class OpenVikingProvider(Provider):
         except ProviderError as exc:
             if exc.permanent:
                 raise
-            if getattr(exc, "status", None) == 404:
+            if exc.status == 404:
                 return result("failed", f"{uri} is missing on read-back")
-            if exc.timeout or getattr(exc, "retryable", False):
+            if exc.timeout or exc.retryable:
                 return result("pending_verification", f"verification of {uri} could not finish: {exc.message}")
             return result("unknown", exc.message)
         size = stat.get("size") if isinstance(stat, dict) else None

@@ -1,7 +1,13 @@
-"""RetainDB adapter: exact memories in a project/user scope, written synchronously and read back before "committed"."""
+"""RetainDB adapter: exact memories in a project/user scope, written synchronously and read back before "committed".
+
+RetainDB's documented write reply is only `{success, mode, trace_id}`: no memory id. So writes are "verified":
+the adapter finds the memory it wrote by reading the user's profile back (exact content), and until that read
+succeeds the write waits as `pending_verification` under its trace id.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 from urllib.parse import quote
 
@@ -19,8 +25,9 @@ class RetainDBProvider(HttpProvider):
     locality = "remote"
     workspace_binding = "provider-global"
     score_semantics = "normalized"
-    capabilities = Capabilities(search=True, browse=True, remember=True, write_mode="exact", forget=True,
-                                deletion_mode="hard")
+    capabilities = Capabilities(search=True, browse=True, remember=True, get=True, write_mode="verified",
+                                forget=True, deletion_mode="hard")
+    verifies_writes = True
     service_fields = (
         Field("endpoint", "Endpoint", input="url", required=True, default="https://api.retaindb.com"),
         Field("apiKey", "API key", input="secret", required=True, secret=True),
@@ -85,17 +92,30 @@ class RetainDBProvider(HttpProvider):
         if answer.get("success") is False:
             return Receipt("failed", error=str(answer.get("message") or answer.get("error") or "write refused"),
                            detail=detail)
-        memory_id = _memory_id(answer)
-        if not memory_id:
-            return Receipt("pending_verification", error="RetainDB did not return the memory id", detail=detail)
+        detail["sha256"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return self.verify(Receipt("pending_verification", provider_id=str(answer.get("trace_id") or ""),
+                                   detail=detail))
+
+    def verify(self, receipt: Receipt) -> Receipt:
+        """Committed once the user's profile holds a memory with exactly the written text."""
         try:
-            stored = self.get(memory_id)
+            ids = self.resolve_write(receipt)
         except ProviderError as exc:
-            return Receipt("pending_verification", provider_id=memory_id, uri=exc.uri, error=exc.message, detail=detail)
-        if stored.text != text:
-            return Receipt("pending_verification", provider_id=memory_id, error="read-back text differs",
-                           detail=detail)
-        return Receipt("committed", provider_id=memory_id, detail=detail)
+            if exc.permanent:
+                raise
+            return Receipt("pending_verification", provider_id=receipt.provider_id, uri=exc.uri, error=exc.message,
+                           detail=receipt.detail)
+        if not ids:
+            return Receipt("pending_verification", provider_id=receipt.provider_id, detail=receipt.detail,
+                           error="the written memory is not in the profile yet")
+        return Receipt("committed", provider_id=ids[0], detail={**receipt.detail, "trace_id": receipt.provider_id})
+
+    def resolve_write(self, receipt: Receipt) -> list[str]:
+        wanted = receipt.detail.get("sha256")
+        if not wanted:
+            return [receipt.provider_id] if receipt.state == "committed" and receipt.provider_id else []
+        return [text_id(item, what="memory") for item in self._profile() if isinstance(item, dict)
+                and hashlib.sha256(str(item.get("content", "")).encode("utf-8")).hexdigest() == wanted][-1:]
 
     def forget(self, record_id: str) -> None:
         self.get(record_id)
@@ -120,12 +140,3 @@ class RetainDBProvider(HttpProvider):
             at=pick(item, "created_at", str, "memory", default=""),
             extra={k: item[k] for k in ("project", "user_id", "session_id", "importance") if k in item},
         )
-
-
-def _memory_id(answer: dict[str, Any]) -> str:
-    """The new memory's id: RetainDB's documented reply has only success/mode/trace_id, so accept the usual spots."""
-    memory = answer.get("memory")
-    for value in (answer.get("id"), answer.get("memory_id"), memory.get("id") if isinstance(memory, dict) else None):
-        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
-            return str(value)
-    return ""

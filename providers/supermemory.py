@@ -22,8 +22,8 @@ class SupermemoryProvider(HttpProvider):
     locality = "remote"
     workspace_binding = "provider-global"
     score_semantics = "normalized"
-    capabilities = Capabilities(search=True, browse=True, graph=True, remember=True, write_mode="async", forget=True,
-                                deletion_mode="provider-forget")
+    capabilities = Capabilities(search=True, browse=True, graph=True, remember=True, get=True, write_mode="async",
+                                forget=True, deletion_mode="provider-forget")
     service_fields = (
         Field("endpoint", "Endpoint", input="url", required=True, default="https://api.supermemory.ai"),
         Field("apiKey", "API key", input="secret", required=True, secret=True),
@@ -107,6 +107,30 @@ class SupermemoryProvider(HttpProvider):
         document_id = answer.get("id") if isinstance(answer.get("id"), str) else ""
         return Receipt("accepted", provider_id=document_id, detail={"status": status} if status else {})
 
+    def get(self, record_id: str) -> Record:
+        """A source document (GET /v3/documents/{id}), else one of the container's extracted memory entries."""
+        try:
+            document = expect(self.http.get(f"/v3/documents/{quote(str(record_id), safe='')}"), dict, "document")
+        except ProviderError as exc:
+            if exc.status != 404:
+                raise
+        else:
+            if self._tag not in pick(document, "containerTags", list, "document", default=[self._tag]):
+                raise ProviderError(f"Supermemory document {record_id} is not in container {self._tag}",
+                                    permanent=True, status=404)
+            record = self._document_record(document)
+            if record is None:
+                raise ProviderError(f"Supermemory is still processing document {record_id}", retryable=True)
+            return record
+        found = next((r for r in self._memory_entries(LIST_MAX) if r.id == str(record_id)), None)
+        if found is None:
+            raise ProviderError(f"Supermemory has no memory {record_id} in {self._tag}", permanent=True, status=404)
+        return found
+
+    def resolve_write(self, receipt: Receipt) -> list[str]:
+        """The document a write created reads back by its own id (GET /v3/documents/{id}) from the start."""
+        return [receipt.provider_id] if receipt.provider_id else []
+
     def forget(self, record_id: str) -> None:
         """Forget a memory entry; an id that is not a memory is a source document, deleted with its memories."""
         try:
@@ -114,7 +138,7 @@ class SupermemoryProvider(HttpProvider):
                                                         "reason": "forgotten from memoryhub"})
             return
         except ProviderError as exc:
-            if getattr(exc, "status", None) != 404:
+            if exc.status != 404:
                 raise
         path = f"/v3/documents/{quote(str(record_id), safe='')}"
         document = expect(self.http.get(path), dict, "document")

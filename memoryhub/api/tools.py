@@ -11,6 +11,7 @@ from memoryhub.api import args as A
 from memoryhub.api.access import named_space, read_spaces, write_space
 from memoryhub.api.endpoint import Call
 from memoryhub.api.errors import ApiError
+from memoryhub.memories import remote
 from memoryhub.memories.growth import facts
 from memoryhub.memories.search import recall
 from memoryhub.memories.write import pipeline, store
@@ -131,14 +132,18 @@ def memory_recall(call: Call, session_id: str, args: dict) -> dict:
                 "category": entry.category, "at": entry.at_iso, "tags": entry.tags,
                 "related": entry.related, "expanded": expanded}
     space, remote_id = remote_space(call, record_id)
+    provider = provider_for(space)
+    if not provider.capabilities.get:
+        raise ApiError("unsupported", f"{provider.label} cannot read a memory back by id", "id")
     try:
-        record = provider_for(space).get(remote_id)
+        record = remote.get(space, provider, remote_id)
     except ProviderError as exc:
         if exc.permanent:
             raise ApiError("not_found", f"no memory {record_id!r}: {exc.message}", "id") from exc
         raise
+    related = [f"{space.slug}:{i}" for i in record.extra.get("also", [])]
     return {"id": record_id, "space": space.slug, "title": record.title, "body": record.text,
-            "category": record.category, "at": record.at, "tags": record.tags, "related": [], "expanded": []}
+            "category": record.category, "at": record.at, "tags": record.tags, "related": related, "expanded": []}
 
 
 def recall_topic(call: Call, record_id: str) -> dict:
@@ -172,7 +177,8 @@ def memory_forget(call: Call, session_id: str, args: dict) -> dict:
     provider = provider_for(space)
     if not provider.capabilities.forget:
         raise ApiError("unsupported", f"{provider.label} cannot forget memories", "id")
-    provider.forget(remote_id)
+    for one in remote.record_ids(space, provider, remote_id):
+        provider.forget(one)
     return {"id": record_id, "status": "forgotten"}
 
 

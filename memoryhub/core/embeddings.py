@@ -2,7 +2,7 @@
 
 Unset (`MEMORYHUB_EMBEDDINGS_BASE_URL` empty), the hub searches by words only. Set, the worker
 embeds native entries and search adds their nearest neighbours (memories/search/vectors.py). Calls go
-through providers.http like every remote call: a timeout, a body cap, the key never in an error.
+through memoryhub.core.http like every remote call: a timeout, a body cap, the key never in an error.
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from collections import OrderedDict
 import numpy as np
 from django.conf import settings
 
-from providers.base import ProviderError
-from providers.http import HttpClient
+from memoryhub.core.http import HttpClient, UpstreamError
 
 MAX_INPUT_CHARS = 4000  # models read a few hundred tokens at most; the rest only costs bandwidth
 MAX_DIMS = 8192
@@ -31,7 +30,7 @@ class Embedder:
         self._http = HttpClient(base_url, headers, timeout=timeout, max_bytes=MAX_RESPONSE_BYTES, retries=retries)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """One row per text, in order; ProviderError when the service fails or answers nonsense."""
+        """One row per text, in order; UpstreamError when the service fails or answers nonsense."""
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         body = {"model": self.model, "input": [(t or " ")[:MAX_INPUT_CHARS] for t in texts]}
@@ -44,8 +43,8 @@ class Embedder:
 
 def unit_rows(answer, count: int, uri: str) -> np.ndarray:
     """The `data[].embedding` lists of an answer as unit rows ordered by `index`, after checking its shape."""
-    def bad(why: str) -> ProviderError:
-        return ProviderError(f"POST {uri} answered {why}", uri=uri)
+    def bad(why: str) -> UpstreamError:
+        return UpstreamError(f"POST {uri} answered {why}", uri=uri)
 
     data = answer.get("data") if isinstance(answer, dict) else None
     if not isinstance(data, list) or len(data) != count:

@@ -29,7 +29,7 @@ class NativeProvider(Provider):
     score_semantics = "normalized"
     capabilities = Capabilities(
         search=True, browse=True, graph=True, entities=True, related=True, remember=True, link=True,
-        forget=True, write_mode="exact", deletion_mode="soft",
+        forget=True, get=True, write_mode="exact", deletion_mode="soft",
     )
     description = "The built-in store: exact writes, full-text search (English and Chinese), a typed graph."
 
@@ -79,6 +79,16 @@ class NativeProvider(Provider):
 
     def forget(self, record_id: str) -> None:
         store.forget(self._entry(record_id))
+
+    def entities(self, limit: int = 100) -> list[dict[str, Any]]:
+        """The names the entity index holds for live entries, most mentioned first (the id is the name)."""
+        rows = (EntityRef.objects.filter(space=self.space, entry__deleted_at__isnull=True).values("name")
+                .annotate(n=Count("id")).order_by("-n", "name")[:limit])
+        return [{"id": row["name"], "name": row["name"], "mentions": row["n"]} for row in rows]
+
+    def entity_records(self, entity_id: str, limit: int = 50) -> list[Record]:
+        entries = self._entries().filter(entity_refs__name=entity_id).order_by("-at", "-id")[:limit]
+        return [entry_record(e, full=False) for e in entries]
 
     def graph(self, limit: int = 200) -> dict[str, Any]:
         entries = list(self._entries().order_by("-at")[:limit])

@@ -119,9 +119,7 @@ def save_service(kind: str, values: dict[str, str]) -> ProviderService:
     fields = {f.key: f for f in cls.service_fields}
     plain = {k: v for k, v in values.items() if k in fields and not fields[k].secret}
     new_secrets = {k: v for k, v in values.items() if k in fields and fields[k].secret and v}
-    validate = getattr(cls, "validate_config", None)
-    if validate is not None:
-        _service_provider(kind, {**secrets.for_kind(kind), **new_secrets, **plain}).validate_config()
+    _service_provider(kind, {**secrets.for_kind(kind), **new_secrets, **plain}).validate_config()
     secrets.save(kind, new_secrets)
     service, _ = ProviderService.objects.update_or_create(
         kind=kind, defaults={"config": plain, "enabled": True, "last_error": ""})

@@ -16,6 +16,8 @@ from providers.holographic.text import entities, jaccard, tokens
 
 FILE_NAME = "holographic.json"
 SEMANTIC_LINK = 0.25  # token overlap (Jaccard) at which two facts count as semantically linked
+HELPFUL_STEP = 0.05  # Hermes' holographic store: +0.05 for helpful feedback, -0.10 for wrong (a fact is
+WRONG_STEP = 0.10    # easier to lose than to earn), clamped to 0..1
 
 
 def _now() -> str:
@@ -28,7 +30,9 @@ class HolographicProvider(Provider):
     locality = "local"
     workspace_binding = "optional-override"
     score_semantics = "normalized"
-    capabilities = Capabilities(search=True, browse=True, graph=True, entities=True, related=True, remember=True, write_mode="exact", forget=True, deletion_mode="hard")
+    capabilities = Capabilities(search=True, browse=True, graph=True, entities=True, related=True, remember=True,
+                                get=True, write_mode="exact", forget=True, deletion_mode="hard")
+    has_trust = True
     service_fields = (
         Field('dataPath', 'Data path (blank: follows the workspace)', input='path'),
     )
@@ -142,6 +146,24 @@ class HolographicProvider(Provider):
                 entry["facts"].append(str(fact["id"]))
         ranked = sorted(index.values(), key=lambda e: (-len(e["facts"]), e["name"].lower()))
         return [{**e, "mentions": len(e["facts"])} for e in ranked[:limit]]
+
+    def entity_records(self, entity_id: str, limit: int = 50) -> list[Record]:
+        name = entity_id.removeprefix("entity:").lower()
+        facts = [f for f in self._trusted(self.store.read()) if name in {n.lower() for n in f.get("entities", [])}]
+        facts.sort(key=lambda f: (-float(f["trust"]), -int(f["id"])))
+        return [self._record(f) for f in facts[:limit]]
+
+    def feedback(self, record_id: str, helpful: bool) -> Record:
+        """Helpful raises a fact's trust a little, wrong lowers it more; below minTrust it drops out of recall."""
+        with self.store.change() as data:
+            fact = data["facts"].get(str(record_id))
+            if fact is None:
+                raise ProviderError(f"fact {record_id} does not exist", permanent=True, status=404)
+            step = HELPFUL_STEP if helpful else -WRONG_STEP
+            fact["trust"] = round(max(0.0, min(1.0, float(fact["trust"]) + step)), 4)
+            fact["updated_at"] = _now()
+            fact.setdefault("feedback", {"helpful": 0, "wrong": 0})["helpful" if helpful else "wrong"] += 1
+        return self._record(fact)
 
     def _neighbours(self, facts: list[dict[str, Any]]) -> dict[str, dict[str, tuple[str, float]]]:
         """Fact id → {other fact id: (edge type, weight)} through shared entities or token overlap."""

@@ -144,7 +144,8 @@ class ContractSuite:
             "search": lambda: provider.search("x"), "browse": lambda: provider.browse(),
             "graph": lambda: provider.graph(), "related": lambda: provider.related("x"),
             "remember": lambda: provider.remember("x"), "link": lambda: provider.link("a", "b"),
-            "forget": lambda: provider.forget("x"),
+            "forget": lambda: provider.forget("x"), "get": lambda: provider.get("x"),
+            "entities": lambda: provider.entities(),
         }
         unclaimed = [name for name in calls if not getattr(caps, name)]
         if not unclaimed:
@@ -287,6 +288,40 @@ class ContractSuite:
                      if text in r.text]:
             provider.forget(seen.id)
         assert eventually(lambda: find(provider, text) is None), "forget did not remove the memory"
+
+    def test_results_show_the_engines_text_not_the_hub_title(self, make_provider):
+        """#22: a hit's summary is what the engine stored or extracted; the title the hub sent is only a fallback."""
+        provider = make_provider()
+        self._needs_write_and_read(provider)
+        text = unique_text("summary")
+        self._remember(provider, text)
+        record = eventually(lambda: find(provider, text))
+        assert record is not None and text in record.summary and record.summary != "Teapot"
+
+    def test_every_id_handed_out_resolves_or_get_is_not_claimed(self, make_provider):
+        """#22: a search hit's id and a write receipt's id both read back with get(), unless `get` is unclaimed."""
+        provider = make_provider()
+        self._needs_write_and_read(provider)
+        text = unique_text("resolvable")
+        receipt = self._remember(provider, text)
+        record = eventually(lambda: find(provider, text))
+        if not provider.capabilities.get:
+            with pytest.raises(ProviderError):
+                provider.get(record.id)
+            return
+        assert text in provider.get(record.id).text
+        ids = eventually(lambda: provider.resolve_write(
+            provider.verify(receipt) if receipt.state == "pending_verification" else receipt))
+        assert ids, f"the write {receipt.provider_id or receipt.uri!r} never resolved to a record id"
+        assert any(text in provider.get(i).text for i in ids)
+
+    def test_entities_are_listed_with_their_memories_where_claimed(self, make_provider):
+        provider = make_provider()
+        if not provider.capabilities.entities:
+            pytest.skip("entities are not claimed")
+        for entity in provider.entities(limit=5):
+            assert entity["id"] and entity["name"] and isinstance(entity["mentions"], int)
+            assert all(isinstance(r, Record) for r in provider.entity_records(entity["id"], limit=5))
 
     def test_records_never_carry_the_key(self, make_provider):
         provider = make_provider()

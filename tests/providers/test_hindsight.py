@@ -28,7 +28,7 @@ class TestHindsightContract(ContractSuite):
 
 def test_remember_is_an_async_retain_and_only_accepted(fake, hs):
     receipt = hs.remember("The production database is PostgreSQL 16.", title="infra", category="fact", tags=["infra"])
-    assert receipt.state == "accepted" and receipt.provider_id == ""
+    assert receipt.state == "accepted" and receipt.provider_id == receipt.detail["document_id"]  # #22: ids resolve
     _, path, _, body = fake.requests[-1]
     assert path == "/v1/default/banks/demo/memories" and body["async"] is True
     item = body["items"][0]

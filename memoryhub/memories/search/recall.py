@@ -122,7 +122,7 @@ def remote_cards(space: MemorySpace, query: str, limit: int, origin: str | None,
         if failures is not None:
             failures.append(exc)
         return []
-    return [Card(f"{space.slug}:{r.id}", space.slug, space.provider, clip(r.extra.get("summary") or r.title or r.text, 240),
+    return [Card(f"{space.slug}:{r.id}", space.slug, space.provider, clip(r.summary, 240),
                  r.category, r.at, r.score, r.origin)
             for r in records if not origin or r.origin == origin]
 

@@ -84,7 +84,7 @@ def write_remote(space: MemorySpace, draft: store.Draft) -> Written:
     local.detail, local.error = receipt.detail, receipt.error
     local.save()
     MemorySpace.objects.filter(pk=space.pk).update(last_write_at=timezone.now(), last_error=receipt.error[:2000])
-    if receipt.state == "pending_verification" and hasattr(provider, "verify"):
+    if receipt.state == "pending_verification" and provider.verifies_writes:
         runner.enqueue("verify_write", space=space, params={"write": local.pk})
     if receipt.state in ("failed", "unknown"):
         outcome = "was refused" if receipt.state == "failed" else "has an unknown outcome (kept as pending check)"

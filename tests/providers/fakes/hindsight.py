@@ -58,6 +58,11 @@ class FakeHindsight(LoopbackServer):
                          "entities": None, "chunks": None, "source_facts": None}
         if method == "GET" and rest == "/memories/list":
             items = sorted(valid, key=lambda u: u["date"], reverse=True)
+            if query.get("document_id"):
+                items = [u for u in items if u["document_id"] == query["document_id"]]
+            if query.get("entity_id"):
+                items = [u for u in items if f"ent-{query['entity_id'].removeprefix('ent-')}" in
+                         {f"ent-{n}" for n in u["entities"]}]
             off, lim = int(query.get("offset", 0)), int(query.get("limit", 100))
             return 200, {"items": [self._list_item(u) for u in items[off:off + lim]], "total": len(items),
                          "limit": lim, "offset": off}

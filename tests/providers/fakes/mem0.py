@@ -18,6 +18,7 @@ class Mem0Fake(FakeServer):
     extra_faults = ("wrongtypes", "missingfields")
     routes = (
         ("GET", r"/v1/ping", "ping"),
+        ("GET", r"/v1/event/(?P<eid>[^/]+)", "get_event"),
         ("POST", r"/v3/memories/add", "add"),
         ("POST", r"/v3/memories/search", "search"),
         ("POST", r"/v3/memories", "list_platform"),
@@ -33,6 +34,7 @@ class Mem0Fake(FakeServer):
     def __init__(self) -> None:
         self.memories: dict[str, dict] = {}
         self.queue: list[dict] = []
+        self.events: dict[str, dict] = {}
         self.defer = False
         self.searches: list[dict] = []
         super().__init__()
@@ -49,6 +51,7 @@ class Mem0Fake(FakeServer):
         """Run the queued extractions: each user message becomes one memory."""
         with self.lock:
             for job in self.queue:
+                results = []
                 for message in job["messages"]:
                     memory_id = self.new_id()
                     self.memories[memory_id] = {
@@ -56,7 +59,17 @@ class Mem0Fake(FakeServer):
                         "agent_id": job.get("agent_id"), "metadata": job.get("metadata") or None,
                         "categories": [], "created_at": _now(), "updated_at": _now(),
                     }
+                    results.append({"id": memory_id, "event": "ADD", "data": {"memory": message["content"]}})
+                event = self.events.get(job.get("_event_id", ""))
+                if event is not None:
+                    event.update(status="SUCCEEDED", results=results, completed_at=_now(), updated_at=_now())
             self.queue.clear()
+
+    def get_event(self, req: Req):
+        event = self.events.get(req.groups["eid"])
+        if not event:
+            raise Reply(404, "Event not found")
+        return 200, event
 
     def _user_filter(self, body: dict) -> str:
         user = ((body or {}).get("filters") or {}).get("user_id")
@@ -71,8 +84,11 @@ class Mem0Fake(FakeServer):
         body = req.body or {}
         if not body.get("messages") or not body.get("user_id"):
             raise Reply(400, "messages and an entity id are required")
-        self.queue.append(body)
         event_id = self.new_id()
+        self.events[event_id] = {"id": event_id, "event_type": "ADD", "status": "PENDING", "payload": body,
+                                 "metadata": {}, "results": [], "created_at": _now(), "updated_at": _now(),
+                                 "started_at": None, "completed_at": None, "latency": None}
+        self.queue.append({**body, "_event_id": event_id})
         if not self.defer:
             self.process()
         if req.path.startswith("/v3/"):

@@ -37,8 +37,7 @@ class RetainDBFake(FakeServer):
                   "content": body["content"], "memory_type": body.get("memory_type", "factual"),
                   "created_at": datetime.now(timezone.utc).isoformat()}
         self.memories[memory["id"]] = memory
-        return 200, {"success": True, "mode": body.get("write_mode", "async"), "trace_id": self.new_id(),
-                     "id": memory["id"]}
+        return 200, {"success": True, "mode": body.get("write_mode", "async"), "trace_id": self.new_id()}
 
     def search(self, req: Req):
         body = req.body or {}
