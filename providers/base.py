@@ -22,6 +22,14 @@ RECEIPT_STATES = ("committed", "accepted", "pending_verification", "unknown", "f
 ProviderError = UpstreamError
 
 
+class SpaceConfigError(ProviderError):
+    """A space's own setting is missing or wrong (Mem0's userId, Hindsight's bank): permanent for that space,
+    never a reason to switch the whole service off."""
+
+    def __init__(self, message: str, **kw: Any):
+        super().__init__(message, permanent=True, **kw)
+
+
 @dataclass(frozen=True)
 class Capabilities:
     search: bool = False
@@ -109,6 +117,7 @@ class Provider:
     service_fields: ClassVar[tuple[Field, ...]] = ()
     space_fields: ClassVar[tuple[Field, ...]] = ()
     description: ClassVar[str] = ""
+    discovers: ClassVar[bool] = False  # discover() lists what the service key can reach (users, roots)
     verifies_writes: ClassVar[bool] = False  # verify() turns pending_verification into a final state
     has_trust: ClassVar[bool] = False  # feedback() moves a per-memory trust score that filters recall
 

@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 from typing import Any
 
@@ -162,6 +163,17 @@ class ByteRoverProvider(Provider):
         return {"healthy": True, "version": str(data.get("cliVersion", "")),
                 "project": str(data.get("projectRoot", "")), "context_tree": str(data.get("contextTreeStatus", "")),
                 "directory": self.working_directory()}
+
+    def check(self) -> dict[str, Any]:
+        """Service only: `brv status` in the default directory, or just the CLI's version when none is set."""
+        if str(self.config.get("defaultDirectory") or "").strip():
+            return self.status()
+        with tempfile.TemporaryDirectory(prefix="brv-check-") as scratch:
+            self.config["_workspace_dir"] = scratch
+            code, out, err, _ = self._run(["--version"], self._timeout())
+        if code != 0:
+            raise ProviderError(f"brv --version exited {code}: {(err or out)[:300]}")
+        return {"healthy": True, "version": out.splitlines()[0][:100] if out else ""}
 
     def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
         """One answer from `brv query`, as a single unscored record (the CLI answers in prose, citing files)."""

@@ -6,7 +6,7 @@ import uuid
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record, SpaceConfigError
 from providers.http import HttpProvider
 
 BUDGETS = ("low", "mid", "high")
@@ -48,7 +48,7 @@ class HindsightProvider(HttpProvider):
     def bank(self) -> str:
         bank = str(self.config.get("bankId") or "").strip()
         if not bank or "/" in bank or bank in (".", ".."):
-            raise ProviderError(f"bank id {bank!r} is not valid", permanent=True)
+            raise SpaceConfigError(f"Hindsight space setting 'bankId' is missing or not valid ({bank!r})")
         return f"/v1/default/banks/{quote(bank, safe='')}"
 
     @property
@@ -75,6 +75,13 @@ class HindsightProvider(HttpProvider):
         if health.get("status") != "healthy":
             raise ProviderError(f"Hindsight reports {health.get('status')!r}")
         return {"healthy": True, "database": health.get("database", ""), "stats": self.stats()}
+
+    def check(self) -> dict[str, Any]:
+        """Service only: /health (no key needed), then the documented bank list proves the key."""
+        health = self._dict(self.http.get("/health"), "/health")
+        banks = self._dict(self.http.get("/v1/default/banks", params={"limit": 1}), "bank list")
+        return {"healthy": health.get("status") == "healthy", "database": str(health.get("database", "")),
+                "banks": banks.get("total", len(banks.get("banks") or []))}
 
     def stats(self) -> dict[str, Any] | None:
         """The bank's real counters, or None on older servers (or a bank not created yet)."""

@@ -86,6 +86,11 @@ class HonchoProvider(HttpProvider):
             "pending_work_units": pick(queue, "pending_work_units", int, "queue status", default=0),
         }
 
+    def check(self) -> dict[str, Any]:
+        """Service only: list workspaces (POST /v3/workspaces/list), which needs a valid key and nothing else."""
+        page = self.http.post("/v3/workspaces/list", {}, params={"page": 1, "size": 1}, retry=True)
+        return {"healthy": True, "workspaces": pick(page, "total", int, "workspaces page", default=0)}
+
     def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
         body = {"query": query, "top_k": max(1, min(int(limit), PAGE_MAX)), "filters": self._scope}
         found = expect(self.http.post(f"{self._ws_path}/conclusions/query", body, retry=True), list, "query result")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from memoryhub.core.http import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, HttpClient
-from providers.base import Provider, ProviderError, Receipt
+from providers.base import Provider, ProviderError, Receipt, SpaceConfigError
 
 _REQUIRED = object()
 
@@ -96,7 +96,7 @@ class HttpProvider(Provider):
         """A required space setting, or a permanent error naming it."""
         value = str(self.config.get(key) or "").strip()
         if not value:
-            raise ProviderError(f"{self.label} space setting {key!r} is missing", permanent=True)
+            raise SpaceConfigError(f"{self.label} space setting {key!r} is missing")
         return value
 
     def api_key(self, required: bool = True) -> str:

@@ -72,6 +72,16 @@ class Mem0Provider(HttpProvider):
             return {"healthy": True, "mode": "platform", "memories": pick(page, "count", int, "memories page"), **stats}
         return {"healthy": True, "mode": "self-hosted", "memories": len(self._self_hosted_all())}
 
+    def check(self) -> dict[str, Any]:
+        """Service only: the Platform's ping (the SDK's own key check), or the self-hosted list for a probe user."""
+        if self.platform:
+            ping = expect(self.http.get("/v1/ping/"), dict, "ping")
+            return {"healthy": True, "mode": "platform",
+                    **{k: ping[k] for k in ("org_id", "project_id") if isinstance(ping.get(k), str)}}
+        probe = str(self.config.get("userId") or "memoryhub-connection-test")
+        _results(self.http.get("/memories", params={"user_id": probe}), "memories")
+        return {"healthy": True, "mode": "self-hosted"}
+
     def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
         body: dict[str, Any] = {"query": query, "filters": {"user_id": self._user},
                                 "top_k": max(1, min(int(limit), 1000))}

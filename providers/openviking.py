@@ -53,6 +53,7 @@ class OpenVikingProvider(HttpProvider):
     capabilities = Capabilities(search=True, browse=True, graph=True, remember=True, get=True, write_mode="verified",
                                 forget=True, deletion_mode="controlled-hard")
     verifies_writes = True
+    discovers = True
     service_fields = (
         Field('endpoint', 'Endpoint', input='url', required=True),
         Field('apiKey', 'API key', input='secret', required=True, secret=True),

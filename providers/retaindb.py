@@ -54,6 +54,18 @@ class RetainDBProvider(HttpProvider):
     def status(self) -> dict[str, Any]:
         return {"healthy": True, "project": self._project, "memories": len(self._profile())}
 
+    def check(self) -> dict[str, Any]:
+        """Service only: RetainDB documents no health route, so search a probe scope; an unknown project (404)
+        still proves the server answered and accepted the key (a bad key is 401)."""
+        body = {"project": str(self.config.get("project") or "memoryhub-connection-test"), "user_id": self._user,
+                "query": "connection test", "top_k": 1}
+        try:
+            self.http.post("/v1/memory/search", body, retry=True)
+        except ProviderError as exc:
+            if exc.status != 404:
+                raise
+        return {"healthy": True}
+
     def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
         body = {"project": self._project, "user_id": self._user, "query": query,
                 "top_k": max(1, min(int(limit), SEARCH_MAX)), "include_pending": True}

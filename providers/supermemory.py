@@ -51,6 +51,12 @@ class SupermemoryProvider(HttpProvider):
         return {"healthy": True, "containerTag": self._tag,
                 "documents": pick(pagination, "totalItems", int, "pagination")}
 
+    def check(self) -> dict[str, Any]:
+        """Service only: a one-document list across every container proves the key."""
+        data = self.http.post("/v3/documents/list", {"limit": 1, "page": 1}, retry=True)
+        pagination = pick(data, "pagination", dict, "document list")
+        return {"healthy": True, "documents": pick(pagination, "totalItems", int, "pagination", default=0)}
+
     def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
         mode = str(self.config.get("searchMode") or "hybrid")
         if mode not in SEARCH_MODES:

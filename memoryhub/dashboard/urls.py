@@ -50,6 +50,7 @@ urlpatterns = [
     path("providers/", providers.provider_list, name="providers"),
     path("providers/<str:kind>/", providers.provider_save, name="provider-save"),
     path("providers/<str:kind>/test", providers.provider_test, name="provider-test"),
+    path("providers/<str:kind>/discover", providers.provider_discover, name="provider-discover"),
     path("jobs/", jobs.job_list, name="jobs"),
     path("jobs/selftest", jobs.job_selftest, name="job-selftest"),
     path("jobs/<int:job_id>/retry", jobs.job_retry, name="job-retry"),

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from memoryhub.spaces import secrets
 from memoryhub.spaces.models import SLUG_RE, MemorySpace, ProviderService, Workspace, workspace_slug_for_path
-from providers.base import Provider, ProviderError
+from providers.base import Provider, ProviderError, SpaceConfigError
 from providers.registry import get_provider_class
 
 DEFAULT_SPACE_SLUG = "default"
@@ -126,18 +126,6 @@ def save_service(kind: str, values: dict[str, str]) -> ProviderService:
     return service
 
 
-def check_service(kind: str) -> tuple[bool, str]:
-    """"Test connection": run the adapter's status and record the outcome on the service row."""
-    service, _ = ProviderService.objects.get_or_create(kind=kind)
-    try:
-        status = _service_provider(kind, service_config(kind)).status()
-    except ProviderError as exc:
-        record_service_error(kind, exc)
-        return False, exc.message
-    ProviderService.objects.filter(pk=service.pk).update(last_error="", last_checked=timezone.now(), enabled=True)
-    return True, ", ".join(f"{k}: {v}" for k, v in status.items() if isinstance(v, (str, int, float, bool)))[:500]
-
-
 def record_space_error(space: MemorySpace, exc: ProviderError) -> None:
     """A provider call for a space failed: note it on the space and on the service row."""
     MemorySpace.objects.filter(pk=space.pk).update(last_error=exc.message[:2000])
@@ -145,9 +133,11 @@ def record_space_error(space: MemorySpace, exc: ProviderError) -> None:
 
 
 def record_service_error(kind: str, exc: ProviderError) -> None:
-    """Errors land on the service row; a permanent one (bad credentials) disables it until fixed."""
+    """Errors land on the service row; a permanent one (bad credentials) disables it until fixed.
+
+    A space's own missing or wrong setting (SpaceConfigError) is that space's problem: the service stays on."""
     updates = {"last_error": exc.message[:2000], "last_checked": timezone.now()}
-    if exc.permanent:
+    if exc.permanent and not isinstance(exc, SpaceConfigError):
         updates["enabled"] = False
     ProviderService.objects.filter(kind=kind).update(**updates)
 

@@ -85,6 +85,12 @@ class HolographicProvider(Provider):
         data = self.store.read()
         return {"healthy": True, "path": self.store.path, "facts": len(data["facts"])}
 
+    def check(self) -> dict[str, Any]:
+        """Service only: with a dataPath, read that file; blank, each space keeps its file beside its workspace."""
+        if not str(self.config.get("dataPath") or self.config.get("_workspace_dir") or "").strip():
+            return {"healthy": True, "path": "beside each space's workspace"}
+        return self.status()
+
     def remember(self, text: str, *, title: str = "", category: str = "general",
                  tags: list[str] | None = None, at: str = "", **extra: Any) -> Receipt:
         """Store one exact fact; the same content again returns the existing fact."""

@@ -168,14 +168,21 @@ class ContractSuite:
             graph = provider.graph(limit=10)
             assert isinstance(graph.get("nodes"), list) and isinstance(graph.get("edges"), list)
 
+    def test_service_check_needs_no_space_settings(self, make_provider):
+        """#22: "Test connection" on the provider page has no space; a blank space field must not fail it."""
+        provider = make_provider()
+        blank = make_provider(**{f.key: "" for f in type(provider).space_fields})
+        assert blank.check()["healthy"] is True
+
     # -- credentials and faults --------------------------------------------------------------
 
     def test_bad_credentials_are_permanent_and_never_echo_the_key(self, bad_credentials_provider, make_provider):
         if bad_credentials_provider is None:
             pytest.skip("this kind has no credentials")
-        with pytest.raises(ProviderError) as caught:
-            bad_credentials_provider.status()
-        assert caught.value.permanent
+        for call in (bad_credentials_provider.status, bad_credentials_provider.check):
+            with pytest.raises(ProviderError) as caught:
+                call()
+            assert caught.value.permanent
         secrets = [str(bad_credentials_provider.config.get(k)) for k in bad_credentials_provider.secret_keys()]
         secrets += [str(make_provider().config.get(k)) for k in bad_credentials_provider.secret_keys()]
         for secret in filter(lambda s: s not in ("", "None"), secrets):

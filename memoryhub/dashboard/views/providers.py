@@ -1,4 +1,5 @@
-"""Provider services: one card per kind with its capabilities, service config and connection test."""
+"""Provider services: one compact card per kind (state, spaces using it) that opens to its service config,
+its connection test and, for OpenViking, the users its discovery finds."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from memoryhub.dashboard.partials import htmx_partial
 from memoryhub.spaces import secrets
 from memoryhub.spaces.models import MemorySpace, ProviderService
 from memoryhub.spaces.providers_info import provider_state
-from memoryhub.spaces.services import check_service, save_service
+from memoryhub.spaces.connection import Outcome, check_service, check_space, discover
+from memoryhub.spaces.services import save_service
 from providers.base import Provider, ProviderError
 from providers.registry import PROVIDERS, get_provider_class
 
@@ -35,9 +37,11 @@ class Card:
     configured: bool
     available: bool
     space_count: int = 0
-    test: dict | None = None
+    test: Outcome | None = None
     error: str = ""
     saved: bool = False
+    discovered: list[dict] | None = None
+    open: bool = False
 
     @property
     def has_service_config(self) -> bool:
@@ -66,6 +70,7 @@ def _card(kind: str, space_count: int | None = None, **extra) -> Card:
         space_count = MemorySpace.objects.filter(provider=kind).count()
     state = provider_state(kind)
     form = _form(cls, service) if cls.service_fields else None
+    extra.setdefault("open", any(extra.get(k) for k in ("test", "error", "saved", "discovered")))
     return Card(kind=kind, cls=cls, service=service, form=form, configured=state["configured"],
                 available=state["available"], space_count=space_count, **extra)
 
@@ -118,13 +123,45 @@ def provider_save(request: HttpRequest, kind: str) -> HttpResponse:
 @require_POST
 @login_required
 def provider_test(request: HttpRequest, kind: str) -> HttpResponse:
-    """"Test connection": run the adapter's status check and show its answer or its error inline."""
+    """"Test connection": the values in the form (saved or not), the service alone, or one space with `?space=`."""
     cls = _configurable_class(kind)
-    ok, message = check_service(kind)
+    space = None
+    if request.GET.get("space"):
+        space = MemorySpace.objects.filter(slug=request.GET["space"], provider=kind).first()
+        if space is None:
+            raise Http404("no such space of this provider")
+    form = _form(cls, ProviderService.objects.filter(kind=kind).first(), data=request.POST or None)
+    if space is not None:
+        outcome = check_space(space)
+    elif request.POST and form.is_valid():
+        outcome = check_service(kind, form.values())
+    elif request.POST:
+        card = _card(kind, open=True)
+        card.form = form
+        return _card_response(request, card) if htmx_partial(request) else redirect(reverse("dashboard:providers"))
+    else:
+        outcome = check_service(kind)
     if not htmx_partial(request):
-        if ok:
-            messages.success(request, _("%(label)s answered: %(message)s") % {"label": cls.label, "message": message})
+        text = f"{outcome.message} {outcome.detail}".strip()
+        if outcome.ok:
+            messages.success(request, _("%(label)s answered: %(message)s") % {"label": cls.label, "message": text})
         else:
-            messages.error(request, _("%(label)s failed: %(message)s") % {"label": cls.label, "message": message})
+            messages.error(request, _("%(label)s failed: %(message)s") % {"label": cls.label, "message": text})
         return redirect(f"{reverse('dashboard:providers')}#provider-{kind}")
-    return _card_response(request, _card(kind, test={"ok": ok, "message": message}))
+    card = _card(kind, test=outcome)
+    if outcome.unsaved:
+        card.form = form
+    return _card_response(request, card)
+
+
+@require_POST
+@login_required
+def provider_discover(request: HttpRequest, kind: str) -> HttpResponse:
+    """OpenViking (or any adapter that discovers): list the users/roots the saved key can reach, to pick into a space."""
+    if not _configurable_class(kind).discovers:
+        raise Http404("this provider discovers nothing")
+    try:
+        found = discover(kind)
+    except ProviderError as exc:
+        return _card_response(request, _card(kind, error=exc.message, discovered=[]))
+    return _card_response(request, _card(kind, discovered=found))

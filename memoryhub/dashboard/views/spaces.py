@@ -51,7 +51,8 @@ def space_create(request: HttpRequest) -> HttpResponse:
         # The provider select changed: only its space fields are re-rendered.
         form = SpaceForm(kind=kind)
         return render(request, "dashboard/space_form.html#provider-fields", {"form": form})
-    form = SpaceForm(request.POST or None, kind=kind)
+    # A GET may prefill fields (the provider page's discovery links name a user's memory root).
+    form = SpaceForm(request.POST or None, kind=kind, initial=None if request.POST else request.GET.dict())
     selection_token = source.get("selection", "")
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data

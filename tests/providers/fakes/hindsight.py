@@ -38,6 +38,9 @@ class FakeHindsight(LoopbackServer):
         if self.api_key and auth.removeprefix("Bearer ").strip() != self.api_key:
             return 401, {"detail": "Authentication failed: Invalid API key"}
         self._process()
+        if method == "GET" and path == "/v1/default/banks":
+            banks = [{"bank_id": b, "name": b, "fact_count": len(v["units"])} for b, v in self.banks.items()]
+            return 200, {"banks": banks[: int(query.get("limit", 100))], "total": len(banks)}
         match = BANK_ROUTE.fullmatch(path)
         if not match:
             return 404, {"detail": "Not Found"}

@@ -14,6 +14,7 @@ class HonchoFake(FakeServer):
     extra_faults = ("wrongtypes", "missingfields")
     routes = (
         ("POST", r"/v3/workspaces", "create_workspace"),
+        ("POST", r"/v3/workspaces/list", "list_workspaces"),
         ("POST", WS + r"/peers", "create_peer"),
         ("GET", WS + r"/queue/status", "queue_status"),
         ("POST", WS + r"/conclusions", "create_conclusions"),
@@ -44,6 +45,12 @@ class HonchoFake(FakeServer):
         workspace = self.workspaces.setdefault(ws_id, {"id": ws_id, "metadata": {}, "configuration": {},
                                                        "created_at": _now()})
         return 200, workspace
+
+    def list_workspaces(self, req: Req):
+        items = list(self.workspaces.values())
+        page, size = int(req.params.get("page", 1)), int(req.params.get("size", 50))
+        return 200, {"items": items[(page - 1) * size: page * size], "total": len(items), "page": page, "size": size,
+                     "pages": max(1, math.ceil(len(items) / size))}
 
     def create_peer(self, req: Req):
         ws = self._workspace(req)
