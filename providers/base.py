@@ -183,6 +183,10 @@ class Provider:
     def link(self, source_id: str, target_id: str, edge_type: str = "semantic", weight: float = 0.5) -> None:
         raise self._unsupported("link")
 
+    def stats(self) -> dict[str, Any] | None:
+        """The engine's own counters for this space (Hindsight's bank stats), or None when it keeps none."""
+        return None
+
     def entities(self, limit: int = 100) -> list[dict[str, Any]]:
         """[{"id", "name", "mentions"}], most mentioned first."""
         raise self._unsupported("entities")

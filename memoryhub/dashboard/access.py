@@ -51,6 +51,8 @@ def space_tabs(space: MemorySpace) -> list[tuple[str, str]]:
         tabs.append("recall")
     if caps.graph:
         tabs.append("graph")
+    if caps.entities and not space.is_vault:
+        tabs.append("entities")
     if space.is_native:
         tabs.append("activity")
     tabs.append("settings")

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from memoryhub.dashboard.views import (
-    choose, facts, graph, jobs, maintenance, memories, notebooks, persona, providers, recall, spaces, tokens, tuning,
+    choose, entities, facts, graph, jobs, maintenance, memories, notebooks, persona, providers, recall, spaces, tokens, tuning,
     writes,
 )
 
@@ -32,6 +32,10 @@ urlpatterns = [
     path("spaces/<slug:slug>/facts/<int:pk>/invalidate/", facts.invalidate, name="fact_invalidate"),
     path("spaces/<slug:slug>/recall/", recall.preview, name="recall"),
     path("spaces/<slug:slug>/graph/", graph.graph_page, name="graph"),
+    path("spaces/<slug:slug>/entities/", entities.entities_page, name="entities"),
+    path("spaces/<slug:slug>/related/", entities.related_records, name="memory-related"),
+    path("spaces/<slug:slug>/link/", entities.link_records, name="memory-link"),
+    path("spaces/<slug:slug>/feedback/", entities.record_feedback, name="memory-feedback"),
     path("spaces/<slug:slug>/graph.json", graph.graph_data, name="graph_data"),
     # space maintenance: consolidation, gc, compaction, history import, packs, origin re-tag
     path("spaces/<slug:slug>/maintenance/", maintenance.maintenance, name="maintenance"),
