@@ -1,4 +1,8 @@
-"""A loopback Hindsight 1.1 server (no LLM: one `world` unit per retained item; see research/hindsight-real.md)."""
+"""A loopback Hindsight 1.1 server (no LLM: one `world` unit per retained item; see research/hindsight-real.md).
+
+Follows vectorize-io/hindsight's hindsight-docs/static/openapi.json and the responses recorded from a real
+hindsight-api 1.1.0 (shared/research/hindsight-real.md); checked against tests/providers/fixtures/hindsight.json.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""A Honcho v3 server on loopback: workspaces, peers, conclusions (create, list, query, delete), queue status."""
+"""A Honcho v3 server on loopback: workspaces, peers, conclusions (create, list, query, delete), queue status.
+
+Follows plastic-labs/honcho docs/v3/openapi.json (Honcho API 3.0.12) and its using-filters page (conclusions
+filter on `id`); responses are checked against tests/providers/fixtures/honcho.json.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ class HonchoFake(FakeServer):
         self.workspaces: dict[str, dict] = {}
         self.peers: dict[tuple[str, str], dict] = {}
         self.conclusions: dict[str, dict] = {}
+        self.workspace_of: dict[str, str] = {}  # conclusion id -> workspace (not a field of the documented Conclusion)
         super().__init__()
 
     def error_body(self, status: int, message: str) -> dict:
@@ -77,8 +82,9 @@ class HonchoFake(FakeServer):
                 raise Reply(422, "content is required")
             conclusion = {"id": self.new_id()[:21], "content": item["content"], "observer_id": item["observer_id"],
                           "observed_id": item["observed_id"], "session_id": item.get("session_id"),
-                          "level": "explicit", "created_at": _now(), "workspace_id": ws}
+                          "level": "explicit", "created_at": _now()}
             self.conclusions[conclusion["id"]] = conclusion
+            self.workspace_of[conclusion["id"]] = ws
             created.append(conclusion)
         return 201, created
 
@@ -86,7 +92,7 @@ class HonchoFake(FakeServer):
         ws = self._workspace(req)
         filters = (req.body or {}).get("filters") or {}
         return [c for c in self.conclusions.values()
-                if c["workspace_id"] == ws and all(c.get(k) == v for k, v in filters.items())]
+                if self.workspace_of[c["id"]] == ws and all(c.get(k) == v for k, v in filters.items())]
 
     def list_conclusions(self, req: Req):
         items = self._scoped(req)
@@ -103,7 +109,7 @@ class HonchoFake(FakeServer):
     def delete_conclusion(self, req: Req):
         ws = self._workspace(req)
         conclusion = self.conclusions.get(req.groups["cid"])
-        if not conclusion or conclusion["workspace_id"] != ws:
+        if not conclusion or self.workspace_of[conclusion["id"]] != ws:
             raise Reply(404, "Conclusion not found")
         del self.conclusions[conclusion["id"]]
         return 204, None

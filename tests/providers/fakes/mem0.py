@@ -2,6 +2,10 @@
 
 Platform routes check `Authorization: Token <key>`, self-hosted ones `X-API-Key`. Extraction is asynchronous:
 with `defer` set, adds wait in a queue until process() runs; otherwise each message becomes a memory at once.
+
+Follows docs.mem0.ai's API reference (v3 add and search, GET /v1/event/{event_id}/, v1 memory get/delete,
+GET /v1/ping/) and the self-hosted server's routes (mem0ai/mem0 server/main.py); responses are checked against
+tests/providers/fixtures/mem0.json.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""A RetainDB API v1 server on loopback: project/user scoped memories with write, search, profile, get, delete."""
+"""A RetainDB API v1 server on loopback: project/user scoped memories with write, search, profile, get, delete.
+
+Follows retaindb.com/docs (RetainDB API v1): the write reply is only {success, mode, trace_id}, with no id;
+checked against tests/providers/fixtures/retaindb.json.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,9 @@
 
 With `extract` off, added documents stay "queued" without memories until extract_pending() runs, as when
 Supermemory's background ingestion has not caught up.
+
+Follows supermemory.ai's API reference (v3 documents, v4 search and memories); checked against
+tests/providers/fixtures/supermemory.json.
 """
 
 from __future__ import annotations
