@@ -65,10 +65,12 @@ def test_retain_completes_on_the_server_and_reads_back_everything(hs):
     at = "2026-03-04T05:06:07+00:00"
     receipt = hs.remember("The production database is PostgreSQL 16 on the db-1 host.", title="infra",
                           category="fact", tags=["infra"], at=at)
-    assert receipt.state == "accepted" and not receipt.provider_id, receipt.error
+    # #22: the write's id is its own document id, which resolves to the memory units once retained.
+    assert receipt.state == "accepted" and receipt.provider_id == receipt.detail["document_id"], receipt.error
     operation = f"{hs.bank}/operations/{receipt.detail['operation_id']}"
     assert eventually(lambda: hs.http.get(operation)["status"] == "completed", seconds=10)
     [found] = hs.search("Which host runs the production database?")
+    assert hs.resolve_write(receipt) == [found.id]
     assert found.text == "The production database is PostgreSQL 16 on the db-1 host."
     assert (found.title, found.category, found.tags) == ("infra", "fact", ["infra"])
     assert 0.0 < found.score <= 1.0 and found.extra["document_id"] == receipt.detail["document_id"]
