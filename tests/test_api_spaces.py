@@ -6,7 +6,7 @@ from memoryhub.spaces.services import default_space
 from memoryhub.spaces.models import MemorySpace
 
 KINDS = ["native", "openviking", "honcho", "mem0", "hindsight", "holographic", "retaindb", "byterover", "supermemory"]
-CAPS = {"search", "browse", "graph", "entities", "related", "remember", "link", "forget", "write_mode", "deletion_mode"}
+CAPS = {"search", "browse", "graph", "entities", "related", "remember", "link", "forget", "get", "write_mode", "deletion_mode"}  # API.md lists `get`
 
 
 def test_providers_lists_all_nine_kinds_with_capabilities(api):
