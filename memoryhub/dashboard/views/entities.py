@@ -56,8 +56,9 @@ def entities_page(request: HttpRequest, slug: str) -> HttpResponse:
                 "has_trust": provider.has_trust}
 
     data, error = _call(space, load)
-    context = {**space_context(space, "entities"), **(data or {"entities": [], "records": [], "stats": None}),
-               "chosen": chosen, "error": error}
+    data = data or {"entities": [], "records": [], "stats": None}
+    name = next((e["name"] for e in data["entities"] if e["id"] == chosen), chosen)
+    context = {**space_context(space, "entities"), **data, "chosen": chosen, "chosen_name": name, "error": error}
     return render_page(request, "dashboard/entities.html", "entity-records", context)
 
 
