@@ -36,6 +36,7 @@ def test_saving_a_provider_key_shows_configured_never_the_value(logged_in_page):
     page = logged_in_page
     page.get_by_role("link", name="Providers").click()
     card = page.locator("#provider-honcho")
+    card.locator("summary").click()  # cards are compact until opened
     expect(card.locator('[data-secret="apiKey"]')).to_have_text("not set")
     card.get_by_label("Endpoint").fill("http://127.0.0.1:9")
     card.get_by_label("API key").fill(SECRET)
@@ -54,6 +55,7 @@ def test_test_connection_shows_the_error_inline(logged_in_page):
     page = logged_in_page
     page.goto("/providers/")
     card = page.locator("#provider-hindsight")
+    card.locator("summary").click()  # cards are compact until opened
     card.get_by_label("Endpoint").fill("http://127.0.0.1:9")
     card.get_by_role("button", name="Save").click()
     expect(card.get_by_text("Saved.")).to_be_visible()
