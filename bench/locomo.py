@@ -90,8 +90,9 @@ def run(limit_conversations: int | None = None) -> dict:
 
     from memoryhub.memories.growth import enrich
     from memoryhub.memories.search import recall, vectors
-    from memoryhub.memories.write import pipeline
+    from memoryhub.memories.models import Category, Kind
     from memoryhub.memories.text import tokenize
+    from memoryhub.memories.write import gateway
     from memoryhub.spaces.models import MemorySpace
 
     semantic = vectors.enabled()  # MEMORYHUB_EMBEDDINGS_BASE_URL set: also measure search with embeddings
@@ -112,10 +113,9 @@ def run(limit_conversations: int | None = None) -> dict:
         for session_id, at, turns in sessions(sample["conversation"]):
             for turn in turns:
                 text = turn_text(turn)
-                draft = pipeline.save_draft(category="context", title="", body=text, tags=[], related=[],
-                                            at=timezone.make_aware(at), session_id=session_id, origin="local",
-                                            kind="turn")
-                written = pipeline.write(space, draft, fact_text=text)
+                draft = gateway.Draft(kind=Kind.TURN, category=Category.CONTEXT, body=text,
+                                      at=timezone.make_aware(at), session_id=session_id)
+                written = gateway.write(space, draft)
                 dia_of[written.entry.pk] = turn["dia_id"]
                 docs.append((turn["dia_id"], tokenize(text)))
                 turns_written += 1

@@ -50,7 +50,7 @@ def seed_space(space, count: int, seed: int = 1, batch: int = 2000) -> None:
     """Add `count` entries to `space` in bulk, with FTS rows, over the last year."""
     from memoryhub.memories.search import fulltext as search
     from memoryhub.memories.models import Entry
-    from memoryhub.memories.write.store import content_hash, Draft
+    from memoryhub.memories.write.gateway import content_hash
 
     rng = random.Random(seed)
     now = timezone.now()
@@ -63,7 +63,7 @@ def seed_space(space, count: int, seed: int = 1, batch: int = 2000) -> None:
             rows.append(Entry(
                 space=space, kind="turn", body=body, title=title, summary=title, category=rng.choice(CATEGORIES),
                 at=now - timedelta(minutes=rng.randint(0, 525_600)), session_id=f"bench-{(made + i) // 20}",
-                content_hash=content_hash(Draft(body=f"{body}\n{made + i}", title=title)), hits=rng.randint(0, 3),
+                content_hash=content_hash(title, f"{body}\n{made + i}"), hits=rng.randint(0, 3),
             ))
         with transaction.atomic():
             Entry.objects.bulk_create(rows, batch_size=500)

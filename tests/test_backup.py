@@ -14,12 +14,12 @@ pytestmark = pytest.mark.skipif(on_postgres(), reason="SQLite backups; PostgreSQ
 
 WRITER = """
 import time
-from memoryhub.memories.write import pipeline
+from memoryhub.memories.write import gateway
 from memoryhub.spaces.services import default_space
 space, n, end = default_space(), 0, time.monotonic() + 4
 while time.monotonic() < end:
-    draft, _ = pipeline.turn_draft(f"turn number {n} about backups", "ok", session_id="w", at=None, origin="local")
-    pipeline.write(space, draft)
+    draft = gateway.Draft(kind="turn", user=f"turn number {n} about backups", assistant="ok", session_id="w")
+    gateway.write(space, draft)
     n += 1
 print(n)
 """

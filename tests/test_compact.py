@@ -13,7 +13,7 @@ from memoryhub.spaces.services import default_space
 from memoryhub.jobs.models import Job
 from memoryhub.memories.maintenance import compact
 from memoryhub.memories.search import recall
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, OpLog
 
 QUERIES = ["postgres backups", "nginx proxy", "日志 轮转"]
@@ -29,9 +29,9 @@ def visible(space):
 def grow(space, settings, n_ops=120):
     settings.MEMORYHUB = {**settings.MEMORYHUB, "OPLOG_KEEP": 40}
     for body in BODIES:
-        store.write(space, store.Draft(body=body))
+        gateway.write(space, gateway.Draft(body=body))
     for i in range(n_ops):
-        store.log_op(space, "recall", detail=f"q={i}")
+        gateway.log_op(space, "recall", detail=f"q={i}")
     old = timezone.now() - timedelta(days=90)
     Job.objects.create(kind="selftest", status="succeeded", finished_at=old)
     Job.objects.create(kind="selftest", status="running", started_at=old)
@@ -68,7 +68,7 @@ def test_compaction_with_a_concurrent_writer_loses_nothing(settings):
     def writer():
         try:
             for i in range(40):
-                entry, _ = store.write(space, store.Draft(body=f"concurrent note number {i} about kafka"))
+                entry = gateway.write(space, gateway.Draft(body=f"concurrent note number {i} about kafka")).entry
                 written.append(entry.pk)
         except Exception as exc:  # surfaced by the assertion below
             errors.append(exc)

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from memoryhub.memories.maintenance import consolidate
 from memoryhub.memories.search import fulltext as search
-from memoryhub.memories.write import pipeline, store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.models import ConsolidationRun, Entry
 from memoryhub.spaces.models import MemorySpace
 from tests.fakes_llm import FakeLLM, chat_answer
@@ -30,12 +30,12 @@ def space():
 
 
 def turn(space, user, assistant, at, session="sess"):
-    draft, said = pipeline.turn_draft(user, assistant, session_id=session, at=at, origin="local")
-    return pipeline.write(space, draft, fact_text=said).entry
+    draft = gateway.Draft(kind="turn", user=user, assistant=assistant, session_id=session, at=at, origin="local")
+    return gateway.write(space, draft).entry
 
 
 def note(space, body, at, **kw):
-    entry, _ = store.write(space, store.Draft(body=body, at=at, **kw))
+    entry = gateway.write(space, gateway.Draft(body=body, at=at, **kw)).entry
     return entry
 
 

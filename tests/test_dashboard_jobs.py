@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memoryhub.audit.models import AuditEvent
-from memoryhub.jobs import runner
+from memoryhub.jobs import registry, runner
 from memoryhub.jobs.models import Job
 from memoryhub.spaces.services import default_space
 
@@ -25,9 +25,9 @@ def boom(job):
 
 @pytest.fixture
 def failing_kind():
-    runner.register("dash-boom", "Always fails", "tests.test_dashboard_jobs.boom")
+    registry.job("dash-boom", "Always fails", boom)
     yield "dash-boom"
-    runner.JOB_KINDS.pop("dash-boom")
+    registry.JOBS.pop("dash-boom")
 
 
 def test_jobs_page_requires_login(client):

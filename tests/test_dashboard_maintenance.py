@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from memoryhub.jobs.models import Job
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.models import ConsolidationRun, Entry, OpLog
 from memoryhub.spaces.models import MemorySpace
 
@@ -19,7 +19,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 @pytest.fixture
 def space():
     space = MemorySpace.objects.create(slug="m", name="M")
-    store.write(space, store.Draft(body="an old note nobody reads", at=timezone.now() - timedelta(days=60),
+    gateway.write(space, gateway.Draft(body="an old note nobody reads", at=timezone.now() - timedelta(days=60),
                                    importance=2))
     return space
 
@@ -93,7 +93,7 @@ def test_pack_export_and_import_through_the_dashboard(client, space, staff):
 
 
 def test_retag_preview_then_apply(client, space, staff):
-    store.write(space, store.Draft(body="hi from the group", session_id="qq-1"))
+    gateway.write(space, gateway.Draft(body="hi from the group", session_id="qq-1"))
     sessions = json.dumps({"group:1": {"sessionId": "qq-1", "chatType": "group", "senderId": "7"}}).encode()
     preview = client.post("/spaces/m/maintenance/retag/", {"file": SimpleUploadedFile("sessions.json", sessions),
                                                            "origin": "qq", "action": "preview"}, **HX)

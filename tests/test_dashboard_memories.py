@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, OpLog
 from memoryhub.spaces.models import MemorySpace, ProviderService
 from memoryhub.spaces.services import default_space
@@ -17,7 +17,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 
 def add(space, body, **extra):
-    entry, _ = store.write(space, store.Draft(body=body, **extra))
+    entry = gateway.write(space, gateway.Draft(body=body, **extra)).entry
     return entry
 
 
@@ -87,7 +87,7 @@ def test_search_filters_and_never_bumps_hits(client, staff):
     add(space, "PostgreSQL tuning pitfall", category="pitfall", tags=["db"])
     add(space, "Lunch was nice", category="companion")
     archived = add(space, "PostgreSQL old plan")
-    store.archive([archived])
+    gateway.archive(space, [archived.pk])
     r = client.get(url("space", "default") + "?q=PostgreSQL")
     assert {e.body for e in r.context["entries"]} == {"PostgreSQL is our database", "PostgreSQL tuning pitfall"}
     r = client.get(url("space", "default") + "?q=PostgreSQL&category=pitfall")

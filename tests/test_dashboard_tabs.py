@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from memoryhub.jobs.models import Job
 from memoryhub.memories.growth import facts
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, Fact, Persona
 from memoryhub.spaces.models import MemorySpace, ProviderService
 from memoryhub.spaces.services import default_space
@@ -147,8 +147,8 @@ def test_recall_preview_of_inactive_space_says_agents_cannot_read_it(client, sta
 
 def test_graph_page_and_json(client, staff):
     space = default_space()
-    a, _ = store.write(space, store.Draft(body="Postgres setup", session_id="s1"))
-    b, _ = store.write(space, store.Draft(body="Postgres tuning", session_id="s1"))
+    a = gateway.write(space, gateway.Draft(body="Postgres setup", session_id="s1")).entry
+    b = gateway.write(space, gateway.Draft(body="Postgres tuning", session_id="s1")).entry
     r = client.get(url("graph", "default"))
     assert r.status_code == 200 and b"js/graph.js" in r.content and b'id="graph"' in r.content
     assert url("entry", "default", 0).encode() in r.content

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 
 from memoryhub.memories.search import fulltext as search, recall, vectors
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, EntryVector
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import default_space
@@ -31,7 +31,7 @@ def space(db):
 
 
 def note(space, text):
-    entry, _created = store.write(space, store.Draft(body=text))
+    entry = gateway.write(space, gateway.Draft(body=text)).entry
     return entry
 
 
@@ -94,7 +94,7 @@ def test_a_match_by_meaning_counts_toward_relevance(service, space):
 def test_an_edit_is_embedded_again_by_the_run_it_queues(service, space):
     entry = note(space, "Parked the car on level three")
     assert found(space, "automobile") == ["Parked the car on level three"]
-    store.update(entry, body="Left the dog with the neighbours")
+    gateway.edit(entry, body="Left the dog with the neighbours")
     assert found(space, "hound") == ["Left the dog with the neighbours"]
     assert found(space, "automobile") == []
     assert vectors.sweep() == 0  # nothing left for the sweep
@@ -104,7 +104,7 @@ def test_an_edit_the_service_missed_is_embedded_by_the_sweep(service, space, set
     entry = note(space, "Parked the car on level three")
     url = settings.MEMORYHUB["EMBEDDINGS_BASE_URL"]
     settings.MEMORYHUB = {**settings.MEMORYHUB, "EMBEDDINGS_BASE_URL": "http://127.0.0.1:9/v1"}  # nothing listens
-    store.update(entry, body="Left the dog with the neighbours")
+    gateway.edit(entry, body="Left the dog with the neighbours")
     settings.MEMORYHUB = {**settings.MEMORYHUB, "EMBEDDINGS_BASE_URL": url}
     assert not EntryVector.objects.filter(entry=entry).exists()
     assert found(space, "hound") == []
@@ -116,7 +116,7 @@ def test_an_edit_the_service_missed_is_embedded_by_the_sweep(service, space, set
 def test_forgetting_removes_the_vector(service, space):
     entry = note(space, "Sold the old sedan")
     vectors.embed_pending(space.pk)
-    store.forget(entry)
+    gateway.forget(entry)
     assert not EntryVector.objects.exists()
     assert found(space, "vehicle") == []
 
@@ -160,7 +160,7 @@ def test_a_text_the_service_refuses_does_not_hold_up_the_others(service, space):
     assert found(space, "automobile") == ["Washed the car on Sunday"]
     assert vectors.embed_pending(space.pk) == 0  # not asked for again
 
-    store.update(refused, body="Car computer log, summarised")
+    gateway.edit(refused, body="Car computer log, summarised")
     assert EntryVector.objects.get(entry=refused).dims == DIMS
 
 

@@ -8,7 +8,7 @@ from django_q.conf import Conf
 from django_q.brokers import get_broker
 
 from memoryhub.memories.growth import enrich
-from memoryhub.memories.write import pipeline, store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Edge, Entry, Topic
 from memoryhub.spaces.models import MemorySpace
 
@@ -30,8 +30,8 @@ def with_worker(monkeypatch):
 
 def turn(space, user, session="s1", minutes=0, **extra):
     at = timezone.now() - timedelta(hours=1) + timedelta(minutes=minutes)
-    draft, said = pipeline.turn_draft(user, "Noted.", session_id=session, at=at, origin="local", **extra)
-    return pipeline.write(space, draft, fact_text=said).entry
+    draft = gateway.Draft(kind="turn", user=user, assistant="Noted.", session_id=session, at=at, origin="local", **extra)
+    return gateway.write(space, draft).entry
 
 
 def test_a_write_only_marks_its_entry_and_queues_one_run_per_space(space, with_worker,
@@ -77,7 +77,7 @@ def test_a_batch_keeps_sessions_apart_and_follows_time_order(space, with_worker)
 def test_an_entry_forgotten_before_its_run_gets_no_edges_or_topic(space, with_worker):
     kept = turn(space, "Deploys run from the staging branch on Fridays")
     gone = turn(space, "Deploys need two approvals before production", minutes=1)
-    store.forget(gone)
+    gateway.forget(gone)
     enrich.run(space.pk)
     gone.refresh_from_db()
     assert gone.topic_id is None and not gone.enrich_pending
@@ -123,8 +123,8 @@ def test_entries_sharing_a_time_link_as_if_each_was_linked_when_written(space, w
     at = timezone.now() - timedelta(hours=3)
     made = []
     for text in ("Kafka lag on billing", "Kafka lag again", "Kafka lag fixed", "Kafka retro notes"):
-        draft, said = pipeline.turn_draft(text, "ok", session_id="imported", at=at, origin="local")
-        made.append(pipeline.write(space, draft, fact_text=said).entry)
+        draft = gateway.Draft(kind="turn", user=text, assistant="ok", session_id="imported", at=at, origin="local")
+        made.append(gateway.write(space, draft).entry)
     enrich.run(space.pk)
     backbone = {(e.source_id, e.target_id) for e in Edge.objects.filter(metadata__direction="precedes")}
     assert backbone == {(made[0].pk, made[1].pk), (made[1].pk, made[2].pk), (made[2].pk, made[3].pk)}

@@ -171,7 +171,7 @@ def test_a_write_queues_behind_another_process_holding_the_writer_lock():
 
     from django.db import connection
 
-    from memoryhub.memories.write import pipeline, store
+    from memoryhub.memories.write import gateway
 
     space = MemorySpace.objects.create(slug="queue", name="queue")
     holder = subprocess.Popen(
@@ -181,7 +181,7 @@ def test_a_write_queues_behind_another_process_holding_the_writer_lock():
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        writer = threading.Thread(target=lambda: pipeline.write(space, store.Draft(title="queued", body="queued write")))
+        writer = threading.Thread(target=lambda: gateway.write(space, gateway.Draft(title="queued", body="queued write")))
         writer.start()
         writer.join(timeout=1.0)
         assert writer.is_alive()  # waiting for the other process, not writing beside it

@@ -8,7 +8,7 @@ from django.utils import timezone
 from memoryhub.spaces.services import default_space
 from memoryhub.memories.maintenance import gc
 from memoryhub.memories.search import recall
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, OpLog
 from memoryhub.spaces.models import MemorySpace
 
@@ -21,7 +21,7 @@ def space():
 
 
 def old(space, body, days=90, **kw):
-    entry, _ = store.write(space, store.Draft(body=body, at=timezone.now() - timedelta(days=days), **kw))
+    entry = gateway.write(space, gateway.Draft(body=body, at=timezone.now() - timedelta(days=days), **kw)).entry
     return entry
 
 
@@ -63,9 +63,9 @@ def test_keep_bumps_access_and_is_logged(space):
 
 def test_op_log_keeps_the_last_5000_operations_per_space(space):
     other = MemorySpace.objects.create(slug="other", name="Other")
-    store.log_op(other, "remember", detail="kept in another space")
+    gateway.log_op(other, "remember", detail="kept in another space")
     for i in range(5100):
-        store.log_op(space, "recall", detail=f"q={i}")
+        gateway.log_op(space, "recall", detail=f"q={i}")
     count = OpLog.objects.filter(space=space).count()
     assert 5000 <= count < 5050
     newest = OpLog.objects.filter(space=space).first()

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memoryhub.jobs import runner
+from memoryhub.jobs import registry, runner
 from memoryhub.jobs.models import Job
 
 pytestmark = pytest.mark.django_db
@@ -17,9 +17,9 @@ def boom(job):
 
 @pytest.fixture
 def failing_kind():
-    runner.register("boom", "Always fails", "tests.test_jobs.boom")
+    registry.job("boom", "Always fails", boom)
     yield "boom"
-    runner.JOB_KINDS.pop("boom")
+    registry.JOBS.pop("boom")
 
 
 def test_a_job_runs_and_reports_progress():

@@ -10,7 +10,7 @@ from django.utils import timezone
 from django_q.models import Schedule
 
 from memoryhub.jobs.models import Job
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.jobs import daily_consolidation
 from memoryhub.memories.models import ConsolidationRun, Entry
 from memoryhub.spaces.models import MemorySpace
@@ -27,7 +27,7 @@ def run(*args):
 @pytest.fixture
 def space():
     space = MemorySpace.objects.create(slug="m", name="M")
-    store.write(space, store.Draft(body="an old note nobody reads", at=timezone.now() - timedelta(days=60)))
+    gateway.write(space, gateway.Draft(body="an old note nobody reads", at=timezone.now() - timedelta(days=60)))
     return space
 
 

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from memoryhub.spaces.services import default_space
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Edge, Entry, OpLog
 from memoryhub.memories.native import NativeProvider
 from providers.base import ProviderError
@@ -25,7 +25,8 @@ def native(space):
 
 
 def write(space, body, **kw):
-    entry, created = store.write(space, store.Draft(body=body, **kw))
+    written = gateway.write(space, gateway.Draft(body=body, **kw))
+    entry, created = written.entry, written.created
     return entry
 
 
@@ -110,7 +111,7 @@ def test_status_reports_counts(native, space):
 def test_op_log_keeps_only_the_last_operations(space, settings):
     settings.MEMORYHUB = {**settings.MEMORYHUB, "OPLOG_KEEP": 20}
     for i in range(130):
-        store.log_op(space, "recall", "", f"q={i}")
+        gateway.log_op(space, "recall", "", f"q={i}")
     count = OpLog.objects.filter(space=space).count()
     assert 20 <= count < 20 + 50
     assert OpLog.objects.filter(space=space).order_by("-id").first().detail == "q=129"

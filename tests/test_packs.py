@@ -10,7 +10,7 @@ from django.utils import timezone
 from memoryhub.memories.growth import facts
 from memoryhub.memories.maintenance import consolidate, packs
 from memoryhub.memories.search import fulltext as search, recall
-from memoryhub.memories.write import pipeline, store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Edge, Entry, Fact, OpLog, Persona, Topic
 from memoryhub.spaces import secrets
 from memoryhub.spaces.models import MemorySpace
@@ -26,9 +26,9 @@ def fill(space):
                                 ("postgres backups at night?", "pg_dump at 3am to the NAS"),
                                 ("日志轮转怎么配？", "用 logrotate 每天轮转"),
                                 ("叫我老王，我喜欢喝tea", "好的老王")]):
-        draft, said = pipeline.turn_draft(u, a, session_id="s", at=start + timedelta(minutes=i), origin="local")
-        pipeline.write(space, draft, fact_text=said)
-    note, _ = store.write(space, store.Draft(body="postgres backups are verified weekly", category="decision"))
+        draft = gateway.Draft(kind="turn", user=u, assistant=a, session_id="s", at=start + timedelta(minutes=i))
+        gateway.write(space, draft)
+    note = gateway.write(space, gateway.Draft(body="postgres backups are verified weekly", category="decision")).entry
     Entry.objects.filter(pk=note.pk).update(hits=4)
     Persona.objects.update_or_create(space=space, defaults={"profile": "Wang, drinks tea"})
     facts.assert_fact(space, "user", "nickname", "王哥")

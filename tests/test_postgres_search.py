@@ -5,7 +5,7 @@ import sqlite3
 import pytest
 
 from memoryhub.memories.search import fulltext as search, pgsearch
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace
 from tests.procs import on_postgres
@@ -40,7 +40,7 @@ def fts5_relevance(docs: dict[int, str], query: str) -> dict[int, float]:
 @pytest.fixture
 def entries():
     space = MemorySpace.objects.create(slug="pg", name="pg")
-    made = [store.write(space, store.Draft(title=t, body=b))[0] for t, b in DOCS]
+    made = [gateway.write(space, gateway.Draft(title=t, body=b)).entry for t, b in DOCS]
     return space, {e.pk: " ".join(search.document_tokens(e)) for e in made}
 
 
@@ -58,9 +58,9 @@ def test_unindexed_and_deleted_entries_leave_the_index(entries):
     space, _ = entries
     entry = Entry.objects.get(space=space, title="Kafka")
     assert search.query([space.pk], "kafka", recallable_only=False)
-    store.forget(entry)
+    gateway.forget(entry)
     assert search.query([space.pk], "kafka", recallable_only=False) == []
-    store.update(Entry.objects.get(space=space, title="Unrelated"), body="Kafka again, after lunch")
+    gateway.edit(Entry.objects.get(space=space, title="Unrelated"), body="Kafka again, after lunch")
     assert len(search.query([space.pk], "kafka", recallable_only=False)) == 1
 
 
@@ -70,7 +70,7 @@ def test_frequent_word_counts_come_from_the_refreshed_table(entries, monkeypatch
     [database] = search.tokenize("database")  # in two of the entries: frequent at this threshold
     assert search.recount_words() > 0
     before = pgsearch.doc_counts([database])[database]
-    store.write(space, store.Draft(title="Database again", body="The database migration ran overnight"))
+    gateway.write(space, gateway.Draft(title="Database again", body="The database migration ran overnight"))
     assert pgsearch.doc_counts([database])[database] == before  # the table's count, until the next refresh
     [lunch] = search.tokenize("lunch")
     assert pgsearch.doc_counts([lunch])[lunch] == 1  # a rare word is counted live
@@ -97,7 +97,7 @@ def test_compaction_gives_the_planner_statistics_for_new_rows():
 
     space = MemorySpace.objects.create(slug="fresh", name="fresh")
     for title, body in DOCS:
-        store.write(space, store.Draft(title=title, body=body))
+        gateway.write(space, gateway.Draft(title=title, body=body))
     assert compact.optimize_storage() == ["vacuum-analyze"]
     with connection.cursor() as cur:
         cur.execute("SELECT reltuples FROM pg_class WHERE relname = 'memories_entry'")

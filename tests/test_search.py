@@ -3,7 +3,7 @@
 import pytest
 
 from memoryhub.memories.search import fulltext as search
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.spaces.services import default_space
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +25,7 @@ def small_thresholds(monkeypatch):
 
 
 def write(space, body):
-    return store.write(space, store.Draft(body=body))[0]
+    return gateway.write(space, gateway.Draft(body=body)).entry
 
 
 def ids(space, query, limit=10):

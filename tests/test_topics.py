@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memoryhub.memories.growth import topics
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, Topic
 from memoryhub.spaces.models import MemorySpace
 
@@ -127,7 +127,7 @@ def test_title_falls_back_to_summary_then_keywords(space):
 def test_deleted_entries_leave_the_count(space):
     a = turn(space, WALLPAPER[0])
     turn(space, WALLPAPER[1], minutes=5)
-    store.forget(a)
+    gateway.forget(a)
     a.topic.refresh_from_db()
     assert a.topic.turn_count == 1
     b = turn(space, WALLPAPER[2], minutes=10)

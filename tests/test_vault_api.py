@@ -9,7 +9,7 @@ from django.utils import timezone
 from memoryhub.api.models import AgentSession
 from memoryhub.audit.models import AuditEvent
 from memoryhub.memories.models import Entry
-from memoryhub.memories.write.store import forget
+from memoryhub.memories.write.gateway import forget
 from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_path
 from memoryhub.vault import grants
 from memoryhub.vault.models import AccessRequest

@@ -14,8 +14,8 @@ from memoryhub.api.errors import ApiError
 from memoryhub.memories import remote
 from memoryhub.memories.growth import facts
 from memoryhub.memories.search import recall
-from memoryhub.memories.write import pipeline, store
-from memoryhub.memories.models import CATEGORIES, Entry, Fact, Persona, Topic
+from memoryhub.memories.write import gateway
+from memoryhub.memories.models import CATEGORIES, Entry, Fact, Kind, Persona, Topic
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for
 from memoryhub.core.redaction import redact
@@ -49,7 +49,7 @@ def tool(name: str, description: str, properties: dict[str, Any], required: tupl
     return register
 
 
-def written(result: pipeline.Written) -> dict[str, Any]:
+def written(result: gateway.Written) -> dict[str, Any]:
     return {"id": result.id, "space": result.space.slug, "redactions": result.redactions}
 
 
@@ -59,22 +59,21 @@ def written(result: pipeline.Written) -> dict[str, Any]:
        "at": {"type": "string", "format": "date-time"}, "space": SPACE, "workspace": WORKSPACE},
       ("category", "title", "body"))
 def memory_save(call: Call, session_id: str, args: dict) -> dict:
-    draft = pipeline.save_draft(
-        category=A.category(args, required=True), title=A.text(args, "title", required=True, max_len=300),
-        body=A.text(args, "body", required=True), tags=A.strings(args, "tags"),
+    draft = gateway.Draft(
+        kind=Kind.SAVE, category=A.category(args, required=True),
+        title=A.text(args, "title", required=True, max_len=300), body=A.text(args, "body", required=True), tags=A.strings(args, "tags"),
         related=A.strings(args, "related", max_items=50), at=A.moment(args, "at"), session_id=session_id,
         origin=call.origin,
     )
-    return written(pipeline.write(write_space(call, args), draft, actor=call.actor))
+    return written(gateway.write(write_space(call, args), draft, actor=call.actor))
 
 
 @tool("memory_note", "Note something worth remembering, in plain words.",
       {"text": {"type": "string"}, "space": SPACE, "workspace": WORKSPACE}, ("text",))
 def memory_note(call: Call, session_id: str, args: dict) -> dict:
     text = A.text(args, "text", required=True)
-    draft = pipeline.save_draft(category="general", title="", body=text, tags=[], related=[], at=None,
-                                session_id=session_id, origin=call.origin, kind="note")
-    return written(pipeline.write(write_space(call, args), draft, actor=call.actor))
+    draft = gateway.Draft(kind=Kind.NOTE, body=text, session_id=session_id, origin=call.origin)
+    return written(gateway.write(write_space(call, args), draft, actor=call.actor))
 
 
 @tool("memory_search", "Search memory; returns summaries with ids (expand one with memory_recall), never full text.",
@@ -125,7 +124,7 @@ def memory_recall(call: Call, session_id: str, args: dict) -> dict:
         return recall_topic(call, record_id)
     if record_id.isdigit():
         entry = visible_entry(call, record_id)
-        store.record_recall({entry.space: [entry]}, f"id={record_id}", call.actor)
+        gateway.record_recall({entry.space: [entry]}, f"id={record_id}", call.actor)
         expanded = [{"id": str(e.pk), "at": e.at_iso, "summary": e.summary}
                     for e in entry.digested.live().order_by("at")]
         return {"id": str(entry.pk), "space": entry.space.slug, "title": entry.title, "body": entry.body,
@@ -160,7 +159,7 @@ def recall_topic(call: Call, record_id: str) -> dict:
     turns = list(turns)
     if not turns:
         raise ApiError("not_found", f"no memory {record_id!r}", "id")
-    store.record_recall({topic.space: turns}, f"id={record_id}", call.actor)
+    gateway.record_recall({topic.space: turns}, f"id={record_id}", call.actor)
     return {"id": record_id, "space": topic.space.slug, "title": topic.title,
             "body": "\n\n".join(e.body for e in turns), "category": topic.kind, "at": turns[0].at_iso, "tags": [],
             "related": [], "expanded": [{"id": str(e.pk), "at": e.at_iso, "summary": e.summary} for e in turns]}
@@ -171,7 +170,7 @@ def memory_forget(call: Call, session_id: str, args: dict) -> dict:
     record_id = A.text(args, "id", required=True, max_len=300)
     if record_id.isdigit():
         entry = visible_entry(call, record_id)
-        store.forget(entry, actor=call.actor)
+        gateway.forget(entry, actor=call.actor)
         return {"id": record_id, "status": "forgotten"}
     space, remote_id = remote_space(call, record_id)
     provider = provider_for(space)
@@ -200,7 +199,7 @@ def memory_profile(call: Call, session_id: str, args: dict) -> dict:
         text = A.text(args, "profile", required=True, allow_empty=True)
         persona.profile = redact(text).text
         persona.save(update_fields=["profile"])
-        store.log_op(space, "profile", "", "profile set", call.actor)
+        gateway.log_op(space, "profile", "", "profile set", call.actor)
     return {"profile": persona.profile, "frame": persona.frame}
 
 
@@ -238,7 +237,7 @@ def change_fact(call: Call, space: MemorySpace, action: str, subject: str, predi
         changes = facts.assert_fact(space, subject, predicate, value, origin=call.origin, method="manual")
         if not (changes.asserted or changes.refreshed):
             raise ApiError("bad_request", f"{predicate}={value!r} is not a fact the hub can keep", "value")
-        store.log_op(space, "fact", "", f"assert {subject}/{predicate}={value}", call.actor)
+        gateway.log_op(space, "fact", "", f"assert {subject}/{predicate}={value}", call.actor)
         touched = changes.asserted + changes.refreshed + changes.invalidated
     else:
         value = A.text(args, "value", max_len=facts.MAX_VALUE_CHARS) or None
@@ -246,7 +245,7 @@ def change_fact(call: Call, space: MemorySpace, action: str, subject: str, predi
         if not touched:
             raise ApiError("not_found", f"no active fact {subject}/{predicate}" + (f"={value}" if value else ""),
                            "predicate")
-        store.log_op(space, "fact", "", f"invalidate {subject}/{predicate}" + (f"={value}" if value else ""),
+        gateway.log_op(space, "fact", "", f"invalidate {subject}/{predicate}" + (f"={value}" if value else ""),
                      call.actor)
     for fact in touched:
         fact.refresh_from_db()

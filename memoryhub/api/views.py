@@ -14,7 +14,8 @@ from memoryhub.api.endpoint import Call, endpoint
 from memoryhub.api.errors import ApiError, bad
 from memoryhub.api.models import AgentSession
 from memoryhub.memories.search import recall
-from memoryhub.memories.write import pipeline
+from memoryhub.memories.models import Kind
+from memoryhub.memories.write import gateway
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.providers_info import provider_listing, space_listing
@@ -104,7 +105,7 @@ def smart_choice(selection: dict, description: str) -> tuple[str, dict]:
     return decision.provider, {"source": decision.source, **decision.as_dict()}
 
 
-def entry_summary(result: pipeline.Written) -> dict:
+def entry_summary(result: gateway.Written) -> dict:
     if result.entry is not None:
         e = result.entry
         return {"id": str(e.pk), "space": result.space.slug, "at": e.at_iso, "summary": e.summary,
@@ -130,9 +131,9 @@ def turns(request: HttpRequest, call: Call):
     if not records(space, agent_context):
         return {"entry": None, "facts": {"asserted": [], "invalidated": []}, "redactions": 0,
                 "skipped": f"{agent_context} turns are not archived in {space.slug}"}, 200
-    draft, user_text = pipeline.turn_draft(user, assistant, session_id=session_id, at=at, origin=call.origin,
-                                           idempotency_key=key)
-    result = pipeline.write(space, draft, actor=call.actor, fact_text=user_text)
+    draft = gateway.Draft(kind=Kind.TURN, user=user, assistant=assistant, session_id=session_id, at=at,
+                          origin=call.origin, idempotency_key=key)
+    result = gateway.write(space, draft, actor=call.actor)
     payload = {"entry": entry_summary(result), "facts": result.facts, "redactions": result.redactions}
     if not result.created:
         payload["redactions"] = result.entry.redactions if result.entry else result.redactions

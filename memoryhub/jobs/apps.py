@@ -8,6 +8,8 @@ class JobsConfig(AppConfig):
     def ready(self) -> None:
         from django_q.signals import post_spawn
 
-        from memoryhub.jobs.runner import on_worker_spawn
+        from memoryhub.jobs import registry
+        from memoryhub.jobs.runner import on_worker_spawn, selftest
 
+        registry.job("selftest", "Self test", selftest)
         post_spawn.connect(on_worker_spawn, dispatch_uid="memoryhub.jobs.fail_stale")

@@ -8,15 +8,17 @@ from django.utils import timezone
 
 
 class Job(models.Model):
-    STATUS_CHOICES = [
-        ("queued", "queued"), ("running", "running"), ("succeeded", "succeeded"), ("failed", "failed"),
-    ]
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        SUCCEEDED = "succeeded", "succeeded"
+        FAILED = "failed", "failed"
 
     kind = models.CharField(max_length=40, db_index=True)
     label = models.CharField(max_length=200, blank=True)
     space = models.ForeignKey("spaces.MemorySpace", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs")
     params = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=10, choices=STATUS_CHOICES, default="queued", db_index=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
     progress = models.PositiveSmallIntegerField(default=0)
     message = models.CharField(max_length=300, blank=True)
     result = models.JSONField(default=dict, blank=True)

@@ -1,7 +1,8 @@
-"""Run background work as Jobs: a row people can watch, executed by a django-q2 worker.
+"""Run background work on a django-q2 worker: jobs (a row people watch) and tasks (no row).
 
-Each kind maps to a function `(job) -> dict` that reports progress with `job_progress`.
-Failures are recorded on the row (short message, never a stack trace) and can be retried.
+Each job kind maps to a function `(job) -> dict` (registry.py) that reports progress with
+`job_progress`. Failures are recorded on the row (short message, never a stack trace) and can
+be retried. Tasks are handed to the worker by their registered name (`submit`).
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ import os
 import socket
 import time
 from datetime import timedelta
-from importlib import import_module
-from typing import Any, Callable
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
@@ -20,34 +20,17 @@ from django.utils import timezone
 from django_q.conf import Conf
 from django_q.tasks import async_task
 
+from memoryhub.jobs import registry
 from memoryhub.jobs.models import Job
 
 log = logging.getLogger(__name__)
 
-JOB_KINDS: dict[str, tuple[str, str]] = {
-    # kind: (label, dotted path of the job function)
-    "selftest": ("Self test", "memoryhub.jobs.runner.selftest"),
-    "persona_rebuild": ("Persona rebuild", "memoryhub.memories.jobs.persona_rebuild"),
-    "verify_write": ("Verify a remote write", "memoryhub.memories.jobs.verify_write"),
-    "summarize": ("Summarise a turn", "memoryhub.memories.jobs.summarize_entry"),
-    "consolidate": ("Consolidation", "memoryhub.memories.jobs.consolidate_space"),
-    "consolidate_undo": ("Undo consolidation", "memoryhub.memories.jobs.consolidate_undo"),
-    "compact": ("Storage compaction", "memoryhub.memories.jobs.compact_storage"),
-    "import_history": ("History import", "memoryhub.memories.jobs.import_history"),
-    "retag_origin": ("Origin re-tag", "memoryhub.memories.jobs.retag_origin"),
-    "embed": ("Embedding", "memoryhub.memories.jobs.embed_space"),
-}
-
-
-def register(kind: str, label: str, path: str) -> None:
-    JOB_KINDS[kind] = (label, path)
-
 
 def enqueue(kind: str, *, space=None, params: dict | None = None, user=None, label: str = "") -> Job:
     """Create the Job row and hand it to the worker once the surrounding transaction commits."""
-    if kind not in JOB_KINDS:
+    if kind not in registry.JOBS:
         raise KeyError(kind)
-    job = Job.objects.create(kind=kind, label=label or JOB_KINDS[kind][0], space=space, params=params or {},
+    job = Job.objects.create(kind=kind, label=label or registry.JOBS[kind].label, space=space, params=params or {},
                              created_by=user if getattr(user, "is_authenticated", False) else None)
     if Conf.SYNC:
         _dispatch(job.pk)
@@ -61,7 +44,8 @@ def enqueue_unless_waiting(kind: str, *, space, within: timedelta = timedelta(mi
     is still waiting to start (it will see everything written so far); None when one is waiting.
 
     A job queued longer ago than `within` is taken as lost (its dispatch never reached the worker)."""
-    waiting = Job.objects.filter(kind=kind, space=space, status="queued", created_at__gte=timezone.now() - within)
+    waiting = Job.objects.filter(kind=kind, space=space, status=Job.Status.QUEUED,
+                                 created_at__gte=timezone.now() - within)
     if waiting.exists():
         return None
     return enqueue(kind, space=space)
@@ -72,9 +56,17 @@ def _dispatch(job_id: int) -> None:
     Job.objects.filter(pk=job_id, task_id="").update(task_id=str(task_id)[:64])
 
 
-def job_function(kind: str) -> Callable[[Job], dict[str, Any]]:
-    module, _, name = JOB_KINDS[kind][1].rpartition(".")
-    return getattr(import_module(module), name)
+def submit(name: str, *args: Any, label: str = "") -> None:
+    """Queue a registered task once the surrounding transaction commits; without a worker (MEMORYHUB_Q_SYNC,
+    the tests) it runs at once.
+
+    A task leaves no result row when it succeeds (the enrichment run is queued every second or so
+    while agents write); a failure is kept by django-q2 as usual."""
+    run = registry.TASKS[name]
+    if Conf.SYNC:
+        run(*args)
+    else:
+        transaction.on_commit(lambda: async_task(registry.path(run), *args, task_name=label or name, save=False))
 
 
 def job_progress(job: Job, percent: int, message: str = "") -> None:
@@ -87,19 +79,20 @@ def job_progress(job: Job, percent: int, message: str = "") -> None:
 def execute(job_id: int) -> None:
     """The worker's entry point for every job."""
     job = Job.objects.filter(pk=job_id).first()
-    if job is None or job.status not in ("queued",):
+    if job is None or job.status != Job.Status.QUEUED:
         return
-    Job.objects.filter(pk=job.pk).update(status="running", started_at=timezone.now(), heartbeat_at=timezone.now(),
-                                         worker=worker_id())
-    job.status = "running"
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, started_at=timezone.now(),
+                                         heartbeat_at=timezone.now(), worker=worker_id())
+    job.status = Job.Status.RUNNING
     try:
-        result = job_function(job.kind)(job) or {}
+        result = registry.JOBS[job.kind].run(job) or {}
     except Exception as exc:  # recorded for people; the log keeps the traceback
         log.exception("job %s (%s) failed", job.pk, job.kind)
-        Job.objects.filter(pk=job.pk).update(status="failed", error=f"{type(exc).__name__}: {exc}"[:2000],
+        Job.objects.filter(pk=job.pk).update(status=Job.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000],
                                              finished_at=timezone.now())
         return
-    Job.objects.filter(pk=job.pk).update(status="succeeded", progress=100, result=result, finished_at=timezone.now())
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.SUCCEEDED, progress=100, result=result,
+                                         finished_at=timezone.now())
 
 
 def retry(job: Job, user=None) -> Job:
@@ -130,12 +123,14 @@ def fail_stale(max_silence_seconds: int = 900) -> int:
     prefix = f"{socket.gethostname()}:"
     dead = [
         job_id
-        for job_id, worker in Job.objects.filter(status="running", worker__startswith=prefix).values_list("id", "worker")
+        for job_id, worker in Job.objects.filter(status=Job.Status.RUNNING, worker__startswith=prefix)
+        .values_list("id", "worker")
         if worker[len(prefix):].isdigit() and not _pid_alive(int(worker[len(prefix):]))
     ]
     cutoff = timezone.now() - timedelta(seconds=max_silence_seconds)
-    return Job.objects.filter(Q(heartbeat_at__lt=cutoff) | Q(pk__in=dead), status="running").update(
-        status="failed", error="the worker stopped while running this job; retry it", finished_at=timezone.now())
+    return Job.objects.filter(Q(heartbeat_at__lt=cutoff) | Q(pk__in=dead), status=Job.Status.RUNNING).update(
+        status=Job.Status.FAILED, error="the worker stopped while running this job; retry it",
+        finished_at=timezone.now())
 
 
 def on_worker_spawn(sender, proc_name: str = "", **kwargs) -> None:

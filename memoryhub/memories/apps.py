@@ -4,3 +4,38 @@ from django.apps import AppConfig
 class MemoriesConfig(AppConfig):
     name = "memoryhub.memories"
     label = "memories"
+
+    def ready(self) -> None:
+        """Register the worker's jobs and tasks, and the follow-ups that listen to the write gateway."""
+        from memoryhub.jobs import registry
+        from memoryhub.memories import jobs
+        from memoryhub.memories.growth import enrich, topics
+        from memoryhub.memories.maintenance import gc
+        from memoryhub.memories.notebooks import export
+        from memoryhub.memories.search import fulltext, vectors
+        from memoryhub.memories.write import events
+
+        registry.job("persona_rebuild", "Persona rebuild", jobs.persona_rebuild)
+        registry.job("verify_write", "Verify a remote write", jobs.verify_write)
+        registry.job("summarize", "Summarise a turn", jobs.summarize_entry)
+        registry.job("consolidate", "Consolidation", jobs.consolidate_space)
+        registry.job("consolidate_undo", "Undo consolidation", jobs.consolidate_undo)
+        registry.job("compact", "Storage compaction", jobs.compact_storage)
+        registry.job("import_history", "History import", jobs.import_history)
+        registry.job("retag_origin", "Origin re-tag", jobs.retag_origin)
+        registry.job("embed", "Embedding", jobs.embed_space)
+        registry.job("memory_md", "MEMORY.md export", export.regenerate_job)
+
+        # Tasks without a Job row; the schedules (migrations 0004, 0010–0012, 0014) store these paths.
+        registry.task("enrich", enrich.run)
+        registry.task("enrich_sweep", enrich.sweep)
+        registry.task("embed_sweep", vectors.sweep)
+        registry.task("recount_words", fulltext.recount_words)
+        registry.task("daily_consolidation", jobs.daily_consolidation)
+
+        # What follows a change, in this order, inside the change's transaction (write/events.py).
+        events.entry_written.connect(jobs.on_entry_written, dispatch_uid="memories.jobs")  # summary, persona
+        events.entry_written.connect(gc.on_entry_written, dispatch_uid="memories.gc")  # the maxEntries cap
+        events.entries_changed.connect(enrich.on_entries_changed, dispatch_uid="memories.enrich")  # edges, topic
+        events.entries_changed.connect(topics.on_entries_changed, dispatch_uid="memories.topics")  # recount cards
+        events.entries_changed.connect(export.on_entries_changed, dispatch_uid="memories.export")  # MEMORY.md

@@ -1,10 +1,42 @@
-"""Job bodies for the native store's background work (run by memoryhub.jobs.runner)."""
+"""The native store's background work: job bodies (registered in memories/apps.py) and what a new entry queues."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from django.conf import settings
+from django.utils import timezone
+
+from memoryhub.core import llm
+from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.jobs.runner import job_progress
 from memoryhub.memories.growth import persona
+from memoryhub.memories.maintenance import compact, consolidate, importers
+from memoryhub.memories.maintenance.importers import retag
+from memoryhub.memories.models import ConsolidationRun, Entry, Kind, RemoteWrite
+from memoryhub.memories.search import vectors
+from memoryhub.memories.write import gateway
+from memoryhub.spaces import space_settings
+from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.services import provider_for
+from providers.base import Receipt
+
+
+def on_entry_written(sender, entry: Entry, backfill: bool = False, **kwargs) -> None:
+    """The jobs a new entry may queue, as its space's settings say: a model summary of a turn (autoSummarize,
+    with an LLM configured) and a persona rebuild every personaEvery entries.
+
+    Imported history queues neither (seed 003: backfill never calls a model; rule summaries keep
+    it findable); it still counts towards the next rebuild.
+    """
+    space = entry.space
+    if (entry.kind == Kind.TURN and not backfill and settings.MEMORYHUB["LLM_BASE_URL"]
+            and space_settings.effective(space)["autoSummarize"]):
+        runner.enqueue("summarize", space=space, params={"entry": entry.pk})
+    if persona.note_new_entry(space) and not backfill:
+        # Agents writing fast reach personaEvery faster than rebuilds run: one waiting rebuild covers them all.
+        runner.enqueue_unless_waiting("persona_rebuild", space=space)
 
 
 def persona_rebuild(job: Job) -> dict:
@@ -18,7 +50,6 @@ def persona_rebuild(job: Job) -> dict:
 def embed_space(job: Job) -> dict:
     """Embed the entries of the space that lack a vector (after embeddings were turned on or the model changed),
     for as long as a task may run; the sweep or another click takes the rest."""
-    from memoryhub.memories.search import vectors
 
     def progress(done: int, total: int) -> None:
         job_progress(job, 100 * done // max(total, 1), f"{done} of {total} entries embedded")
@@ -33,12 +64,6 @@ def verify_write(job: Job) -> dict:
     Nothing retries automatically: a write still unproven stays "pending check" for a person to
     re-check. If our own bookkeeping fails after a verified commit, the exact file is deleted again.
     """
-    from django.utils import timezone
-
-    from memoryhub.memories.models import RemoteWrite
-    from memoryhub.spaces.services import provider_for
-    from providers.base import Receipt
-
     write = RemoteWrite.objects.select_related("space").get(pk=job.params["write"])
     job_progress(job, 20, f"verifying {write.uri or write.provider_id}")
     provider = provider_for(write.space)
@@ -50,7 +75,7 @@ def verify_write(job: Job) -> dict:
                 state=receipt.state, provider_id=receipt.provider_id, uri=receipt.uri or write.uri,
                 detail=receipt.detail, error=receipt.error, checked_at=timezone.now())
         except Exception:
-            if receipt.state == "committed" and receipt.provider_id:
+            if receipt.state == RemoteWrite.State.COMMITTED and receipt.provider_id:
                 provider.forget(receipt.provider_id)
             raise
     finally:
@@ -60,72 +85,48 @@ def verify_write(job: Job) -> dict:
 
 def consolidate_space(job: Job) -> dict:
     """Apply a fresh consolidation plan to the job's space (the preview was only a preview)."""
-    from memoryhub.memories.maintenance import consolidate
-
-    run = consolidate.apply(job.space, actor=job.params.get("actor", "job"), progress=lambda p, m: job_progress(job, p, m))
+    run = consolidate.apply(job.space, actor=job.params.get("actor", "job"),
+                            progress=lambda p, m: job_progress(job, p, m))
     return {"run": run.pk, **run.counts, "method": run.method}
 
 
 def consolidate_undo(job: Job) -> dict:
     """Undo a consolidation run (and any later one of the same space)."""
-    from memoryhub.memories.maintenance import consolidate
-    from memoryhub.memories.models import ConsolidationRun
-
     run = ConsolidationRun.objects.get(pk=job.params["run"], space=job.space)
     return {"undone": [r.pk for r in consolidate.undo(run, actor=job.params.get("actor", "job"))]}
 
 
 def daily_consolidation() -> dict:
     """The django-q2 schedule's task: one consolidate job per native space with autoConsolidate on."""
-    from memoryhub.jobs.runner import enqueue
-    from memoryhub.memories.maintenance import consolidate
-    from memoryhub.spaces.models import MemorySpace
-
     queued = {}
     for space in MemorySpace.objects.filter(provider="native", active=True):
         if consolidate.auto_consolidate(space):
-            queued[space.slug] = enqueue("consolidate", space=space, params={"actor": "schedule"}).pk
+            queued[space.slug] = runner.enqueue("consolidate", space=space, params={"actor": "schedule"}).pk
     return queued
 
 
 def compact_storage(job: Job) -> dict:
     """Trim what only grows and give the space back to the file system."""
-    from memoryhub.memories.maintenance import compact
-
     return compact.compact(job_days=job.params.get("days"), progress=lambda p, m: job_progress(job, p, m))
 
 
 def import_history(job: Job) -> dict:
     """Backfill a file or directory into the job's space, with progress; re-running adds nothing."""
-    from pathlib import Path
-
-    from memoryhub.memories.maintenance import importers
-
     job_progress(job, 2, "reading the file")
-    batch = importers.load(Path(job.params["path"]), job.params.get("format", "auto"), job.params.get("origin", "local"))
+    params = job.params
+    batch = importers.load(Path(params["path"]), params.get("format", "auto"), params.get("origin", "local"))
     return importers.run(job.space, batch, actor=job.params.get("actor", "import"),
                          progress=lambda p, m: job_progress(job, p, m))
 
 
 def retag_origin(job: Job) -> dict:
     """Apply an origin re-tag from a sessions.json map."""
-    from pathlib import Path
-
-    from memoryhub.memories.maintenance.importers import retag
-
     mapping = retag.load_mapping(Path(job.params["path"]), job.params.get("origin", "qq"))
     return {"changed": retag.apply(job.space, mapping, actor=job.params.get("actor", "job"))}
 
 
 def summarize_entry(job: Job) -> dict:
     """Replace a turn's rule summary with a one-line model summary (autoSummarize with an LLM configured)."""
-    from memoryhub.core import llm
-    from memoryhub.memories.search import fulltext as search
-    from memoryhub.memories.models import Entry
-    from memoryhub.memories.text import clip
-    from memoryhub.spaces import space_settings
-    from memoryhub.core.redaction import redact
-
     entry = Entry.objects.live().filter(pk=job.params["entry"]).first()
     client = llm.get_client()
     if entry is None or client is None:
@@ -142,9 +143,7 @@ def summarize_entry(job: Job) -> dict:
         return {"summarized": False, "error": str(exc)[:300]}
     finally:
         client.close()
-    summary = clip(redact(line.strip().strip('"')).text, 240)
+    summary = line.strip().strip('"')
     if summary:
-        Entry.objects.filter(pk=entry.pk).update(summary=summary)
-        entry.summary = summary
-        search.index(entry)
+        gateway.summarize(entry, summary)
     return {"summarized": bool(summary)}

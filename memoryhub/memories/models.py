@@ -7,12 +7,62 @@ from django.utils import timezone
 
 from memoryhub.spaces.models import MemorySpace
 
-CATEGORIES = [
-    "progress", "pitfall", "decision", "structure", "experience", "companion",
-    "preference", "fact", "insight", "context", "general",
-]
-CATEGORY_CHOICES = [(c, c) for c in CATEGORIES]
-EDGE_TYPES = ["temporal", "entity", "causal", "semantic", "supersedes"]
+
+class Category(models.TextChoices):
+    """What a memory is about (Mnemon's categories); a topic takes its turns' weightiest one."""
+
+    PROGRESS = "progress", "progress"
+    PITFALL = "pitfall", "pitfall"
+    DECISION = "decision", "decision"
+    STRUCTURE = "structure", "structure"
+    EXPERIENCE = "experience", "experience"
+    COMPANION = "companion", "companion"
+    PREFERENCE = "preference", "preference"
+    FACT = "fact", "fact"
+    INSIGHT = "insight", "insight"
+    CONTEXT = "context", "context"
+    GENERAL = "general", "general"
+
+
+CATEGORIES = Category.values
+
+
+class Kind(models.TextChoices):
+    """How an entry came to be: a conversation turn, a note, an explicit save, a consolidation digest."""
+
+    TURN = "turn", "turn"
+    NOTE = "note", "note"
+    SAVE = "save", "save"
+    DIGEST = "digest", "digest"
+    IMPORT = "import", "import"
+
+
+class Source(models.TextChoices):
+    """Who wrote an entry; an import's entries never call a model (seed 003: backfill is rule-summarised)."""
+
+    USER = "user", "user"
+    AGENT = "agent", "agent"
+    EXTERNAL = "external", "external"
+    IMPORT = "import", "import"
+
+
+class EdgeType(models.TextChoices):
+    TEMPORAL = "temporal", "temporal"
+    ENTITY = "entity", "entity"
+    CAUSAL = "causal", "causal"
+    SEMANTIC = "semantic", "semantic"
+    SUPERSEDES = "supersedes", "supersedes"
+
+
+EDGE_TYPES = EdgeType.values
+
+
+class Method(models.TextChoices):
+    """How a fact or a digest was made: by rules, by the configured model, or by a person."""
+
+    RULE = "rule", "rule"
+    LLM = "llm", "llm"
+    MANUAL = "manual", "manual"
 
 
 class EntryQuerySet(models.QuerySet):
@@ -25,12 +75,10 @@ class EntryQuerySet(models.QuerySet):
 
 
 class Entry(models.Model):
-    KIND_CHOICES = [("turn", "turn"), ("note", "note"), ("save", "save"), ("digest", "digest"), ("import", "import")]
-
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="entries")
-    kind = models.CharField(max_length=10, choices=KIND_CHOICES, default="note")
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.NOTE)
     at = models.DateTimeField(default=timezone.now, db_index=True)
-    category = models.CharField(max_length=20, choices=CATEGORY_CHOICES, default="general")
+    category = models.CharField(max_length=20, choices=Category.choices, default=Category.GENERAL)
     title = models.CharField(max_length=300, blank=True)
     body = models.TextField()
     summary = models.CharField(max_length=500, blank=True)
@@ -38,7 +86,7 @@ class Entry(models.Model):
     entities = models.JSONField(default=list, blank=True)
     related = models.JSONField(default=list, blank=True)
     session_id = models.CharField(max_length=200, blank=True, db_index=True)
-    source = models.CharField(max_length=20, default="agent", help_text="user | agent | external | import")
+    source = models.CharField(max_length=20, choices=Source.choices, default=Source.AGENT)
     origin = models.CharField(max_length=60, default="local", db_index=True)
     channel = models.CharField(max_length=200, blank=True, help_text="Channel ids, e.g. group 123#u456.")
     importance = models.PositiveSmallIntegerField(default=3)
@@ -124,7 +172,7 @@ class Topic(models.Model):
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="topics")
     session_id = models.CharField(max_length=200, blank=True, db_index=True)
     title = models.CharField(max_length=300, blank=True)
-    kind = models.CharField(max_length=20, choices=CATEGORY_CHOICES, default="general")
+    kind = models.CharField(max_length=20, choices=Category.choices, default=Category.GENERAL)
     started_at = models.DateTimeField()
     ended_at = models.DateTimeField()
     turn_count = models.PositiveIntegerField(default=0)
@@ -143,17 +191,19 @@ class Topic(models.Model):
 class Fact(models.Model):
     """A stable piece of state (subject, predicate, value) with slot-based conflict resolution."""
 
-    STATUS_CHOICES = [("active", "active"), ("invalidated", "invalidated")]
+    class Status(models.TextChoices):
+        ACTIVE = "active", "active"
+        INVALIDATED = "invalidated", "invalidated"
 
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="facts")
     subject = models.CharField(max_length=100, default="user")
     predicate = models.CharField(max_length=60)
     value = models.CharField(max_length=500)
     negative = models.BooleanField(default=False, help_text="A 'don't' statement: never injected.")
-    status = models.CharField(max_length=12, choices=STATUS_CHOICES, default="active", db_index=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.ACTIVE, db_index=True)
     origin = models.CharField(max_length=60, default="local")
     source_entry = models.ForeignKey(Entry, null=True, blank=True, on_delete=models.SET_NULL, related_name="facts")
-    method = models.CharField(max_length=10, default="rule", help_text="rule | llm | manual")
+    method = models.CharField(max_length=10, choices=Method.choices, default=Method.RULE)
     confidence = models.FloatField(default=1.0)
     created_at = models.DateTimeField(default=timezone.now)
     refreshed_at = models.DateTimeField(default=timezone.now)
@@ -183,7 +233,7 @@ class Persona(models.Model):
 class Edge(models.Model):
     source = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="edges_out")
     target = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="edges_in")
-    edge_type = models.CharField(max_length=12, choices=[(t, t) for t in EDGE_TYPES])
+    edge_type = models.CharField(max_length=12, choices=EdgeType.choices)
     weight = models.FloatField(default=1.0)
     metadata = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -197,9 +247,14 @@ class Edge(models.Model):
 
 
 class OpLog(models.Model):
-    """The last operations on a space (a ring of OPLOG_KEEP rows per space)."""
+    """The last operations on a space (a ring of OPLOG_KEEP rows per space).
+
+    `seq` numbers a space's operations 1, 2, 3 …, so a write trims its own space's log with one
+    indexed DELETE (seq ≤ newest − OPLOG_KEEP) instead of counting it.
+    """
 
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="oplog")
+    seq = models.PositiveBigIntegerField(default=0, editable=False)
     operation = models.CharField(max_length=30)
     entry_id = models.CharField(max_length=40, blank=True)
     detail = models.TextField(blank=True)
@@ -208,7 +263,8 @@ class OpLog(models.Model):
 
     class Meta:
         ordering = ["-id"]
-        indexes = [models.Index(fields=["space", "-id"], name="oplog_space_id")]
+        indexes = [models.Index(fields=["space", "-id"], name="oplog_space_id"),
+                   models.Index(fields=["space", "seq"], name="oplog_space_seq")]
 
     def __str__(self) -> str:
         return f"{self.operation} {self.entry_id}"
@@ -236,10 +292,17 @@ class RemoteWrite(models.Model):
     proven (OpenViking verification, timeouts) stay visible as "pending check".
     """
 
-    STATES = [(s, s) for s in ("committed", "accepted", "pending_verification", "unknown", "failed")]
+    class State(models.TextChoices):
+        """A provider receipt's states (providers.base.RECEIPT_STATES)."""
+
+        COMMITTED = "committed", "committed"
+        ACCEPTED = "accepted", "accepted"
+        PENDING_VERIFICATION = "pending_verification", "pending_verification"
+        UNKNOWN = "unknown", "unknown"
+        FAILED = "failed", "failed"
 
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="remote_writes")
-    state = models.CharField(max_length=24, choices=STATES, db_index=True)
+    state = models.CharField(max_length=24, choices=State.choices, db_index=True)
     provider_id = models.CharField(max_length=500, blank=True)
     uri = models.CharField(max_length=1000, blank=True)
     detail = models.JSONField(default=dict, blank=True)
@@ -260,21 +323,24 @@ class RemoteWrite(models.Model):
 
     @property
     def needs_check(self) -> bool:
-        return self.state in ("pending_verification", "unknown")
+        return self.state in (self.State.PENDING_VERIFICATION, self.State.UNKNOWN)
 
 
 class ConsolidationRun(models.Model):
     """What one consolidation run marked and created, exactly, so it can be undone."""
 
-    STATUS_CHOICES = [("applied", "applied"), ("undone", "undone")]
+    class Status(models.TextChoices):
+        APPLIED = "applied", "applied"
+        UNDONE = "undone", "undone"
 
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="consolidation_runs")
-    status = models.CharField(max_length=10, choices=STATUS_CHOICES, default="applied")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.APPLIED)
     counts = models.JSONField(default=dict, blank=True)
     merged = models.JSONField(default=dict, blank=True, help_text="{loser id: winner id}")
     digested = models.JSONField(default=dict, blank=True, help_text="{digest id: [turn ids]}")
     archived = models.JSONField(default=list, blank=True, help_text="Entry ids this run archived.")
-    method = models.CharField(max_length=10, default="rule", help_text="How digests were written: rule | llm")
+    method = models.CharField(max_length=10, choices=Method.choices, default=Method.RULE,
+                              help_text="How digests were written.")
     actor = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     undone_at = models.DateTimeField(null=True, blank=True)
@@ -292,11 +358,13 @@ class Notebook(models.Model):
     The row is the source of truth; the files under the data dir are written from it.
     """
 
-    TARGET_CHOICES = [("memory", "MEMORY.md"), ("user", "USER.md")]
+    class Target(models.TextChoices):
+        MEMORY = "memory", "MEMORY.md"
+        USER = "user", "USER.md"
 
     workspace = models.ForeignKey("spaces.Workspace", null=True, blank=True, on_delete=models.CASCADE,
                                   related_name="notebooks")
-    target = models.CharField(max_length=10, choices=TARGET_CHOICES)
+    target = models.CharField(max_length=10, choices=Target.choices)
     entries = models.JSONField(default=list, blank=True)
     updated_at = models.DateTimeField(default=timezone.now)
     updated_by = models.CharField(max_length=200, blank=True)

@@ -7,9 +7,9 @@ from typing import Any
 
 from django.db.models import Count, Q
 
+from memoryhub.memories.models import Edge, EdgeType, EntityRef, Entry, OpLog
 from memoryhub.memories.search import fulltext as search
-from memoryhub.memories.write import store
-from memoryhub.memories.models import Edge, EntityRef, Entry, OpLog
+from memoryhub.memories.write import gateway
 from providers.base import Capabilities, Provider, ProviderError, Receipt, Record
 
 
@@ -73,12 +73,12 @@ class NativeProvider(Provider):
         return entry_record(self._entry(record_id))
 
     def remember(self, text: str, *, title: str = "", category: str = "general", tags=None, at="", **extra) -> Receipt:
-        draft = store.Draft(body=text, title=title, category=category, tags=list(tags or []), **extra)
-        entry, created = store.write(self.space, draft)
-        return Receipt("committed", provider_id=str(entry.pk), detail={"created": created})
+        draft = gateway.Draft(body=text, title=title, category=category, tags=list(tags or []), **extra)
+        written = gateway.write(self.space, draft)
+        return Receipt("committed", provider_id=str(written.entry.pk), detail={"created": written.created})
 
     def forget(self, record_id: str) -> None:
-        store.forget(self._entry(record_id))
+        gateway.forget(self._entry(record_id))
 
     def entities(self, limit: int = 100) -> list[dict[str, Any]]:
         """The names the entity index holds for live entries, most mentioned first (the id is the name)."""
@@ -100,7 +100,7 @@ class NativeProvider(Provider):
                        "entities": e.entities} for e in entries],
             "edges": [{"source": str(x["source_id"]), "target": str(x["target_id"]), "type": x["edge_type"],
                        "weight": x["weight"]} for x in edges if x["source_id"] < x["target_id"]
-                      or x["edge_type"] == "causal"],
+                      or x["edge_type"] == EdgeType.CAUSAL],
         }
 
     def related(self, record_id: str, depth: int = 2, edge_type: str | None = None) -> list[Record]:
@@ -122,7 +122,7 @@ class NativeProvider(Provider):
         entries = Entry.objects.in_bulk(list(seen))
         return [entry_record(entries[i], full=False) for i in sorted(seen, key=seen.get) if i in entries]
 
-    def link(self, source_id: str, target_id: str, edge_type: str = "semantic", weight: float = 0.5) -> None:
+    def link(self, source_id: str, target_id: str, edge_type: str = EdgeType.SEMANTIC, weight: float = 0.5) -> None:
         if not 0.0 <= weight <= 1.0:
             raise ProviderError("weight must be between 0 and 1", permanent=True)
-        store.link(self._entry(source_id), self._entry(target_id), edge_type, weight)
+        gateway.link(self._entry(source_id), self._entry(target_id), edge_type, weight)

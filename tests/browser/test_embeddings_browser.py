@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
 from tests.fakes_embeddings import FakeEmbeddings
 
@@ -15,8 +15,8 @@ pytestmark = pytest.mark.browser
 def test_embed_the_existing_memories_then_search_finds_a_synonym(logged_in_page, settings):
     page = logged_in_page
     space = MemorySpace.objects.create(slug="garage", name="Garage")
-    store.write(space, store.Draft(body="Bought a used sedan from the dealer on Friday"))
-    store.write(space, store.Draft(body="The lawn mower needs a new blade"))
+    gateway.write(space, gateway.Draft(body="Bought a used sedan from the dealer on Friday"))
+    gateway.write(space, gateway.Draft(body="The lawn mower needs a new blade"))
     with FakeEmbeddings() as service:
         settings.MEMORYHUB = {**settings.MEMORYHUB, "EMBEDDINGS_BASE_URL": service.base_url,
                               "EMBEDDINGS_MODEL": "fake-synonyms"}

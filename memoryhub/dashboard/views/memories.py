@@ -25,13 +25,12 @@ from django_htmx.http import trigger_client_event
 from memoryhub.audit.models import record
 from memoryhub.dashboard.access import capabilities, htmx_partial, query_with, render_page, space_context, space_for_user
 from memoryhub.dashboard.forms import EntryForm, MemoryFilterForm, NoteForm
-from memoryhub.memories.write import pipeline, store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.search import fulltext as fts
-from memoryhub.memories.models import Entry, OpLog
+from memoryhub.memories.models import Entry, Kind, OpLog, Source
 from memoryhub.memories.text import classify
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for, record_space_error
-from memoryhub.core.redaction import redact
 from providers.base import ProviderError
 
 PAGE = 50
@@ -180,11 +179,8 @@ def entry_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     context = {**space_context(space, "memories"), "entry": entry, "form": form}
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        title, body = redact(data["title"]), redact(data["body"])
-        tags = [redact(t) for t in data["tags"]]
-        store.update(entry, title=title.text, body=body.text, category=data["category"], tags=[t.text for t in tags],
-                     actor=request.user.get_username())
-        redacted = title.count + body.count + sum(t.count for t in tags)
+        redacted = gateway.edit(entry, title=data["title"], body=data["body"], category=data["category"],
+                                tags=data["tags"], actor=request.user.get_username()).redactions
         if htmx_partial(request):
             return render(request, "dashboard/entry.html#entries",
                           {**context, "entries": [entry], "expanded": True, "redacted": redacted})
@@ -197,7 +193,7 @@ def entry_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def entry_forget(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     space = space_for_user(request, slug)
     entry = native_entry(space, pk)
-    store.forget(entry, actor=request.user.get_username())
+    gateway.forget(entry, actor=request.user.get_username())
     record(request.user.get_username(), "entry.forget", f"{space.slug}:{pk}", user=request.user)
     if htmx_partial(request):
         return HttpResponse("")
@@ -226,7 +222,7 @@ def record_forget(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @login_required
 def note(request: HttpRequest, slug: str) -> HttpResponse:
-    """"Note something": a person's write, through the same pipeline (redaction, facts) as an agent's."""
+    """"Note something": a person's write, through the same write gateway (redaction, facts) as an agent's."""
     space = space_for_user(request, slug)
     if not capabilities(space).remember:
         raise Http404("this provider takes no writes")
@@ -234,11 +230,10 @@ def note(request: HttpRequest, slug: str) -> HttpResponse:
     context = {**space_context(space, "memories"), "note_form": form}
     if form.is_valid():
         data = form.cleaned_data
-        draft = pipeline.save_draft(
-            category=data["category"] or classify(data["text"]), title=data["title"], body=data["text"],
-            tags=data["tags"], related=[], at=None, session_id="", origin="local", kind="note", source="user")
+        draft = gateway.Draft(kind=Kind.NOTE, category=data["category"] or classify(data["text"]), title=data["title"],
+                              body=data["text"], tags=data["tags"], source=Source.USER)
         try:
-            written = pipeline.write(space, draft, actor=request.user.get_username())
+            written = gateway.write(space, draft, actor=request.user.get_username())
         except ProviderError as exc:
             form.add_error(None, exc.message)
         else:
@@ -273,9 +268,9 @@ def bulk(request: HttpRequest, slug: str) -> HttpResponse:
     actor = request.user.get_username()
     if action == "forget":
         for entry in entries:
-            store.forget(entry, actor=actor)
+            gateway.forget(entry, actor=actor)
     else:
-        store.archive(entries, archived=(action == "archive"), actor=actor)
+        gateway.archive(space, [e.pk for e in entries], archived=(action == "archive"), actor=actor)
     record(actor, f"entry.bulk_{action}", space.slug, user=request.user, ids=[e.pk for e in entries])
     context["done"] = {
         "archive": ngettext("Archived %(count)d entry.", "Archived %(count)d entries.", len(entries)),

@@ -1,10 +1,11 @@
 """Edges and topics for new native entries, added by the worker after the write has committed.
 
-A write only marks its entry pending and makes sure one worker run per space is queued, so an
-agent's turn is answered without waiting for the graph and the topic cards (which read the
-neighbours and cost more than the write itself). The run takes every pending entry of the
-space in time order, in batches; a sweep every minute catches a space whose run was lost
-(a killed worker, or a write that committed just after a run looked).
+A write only marks its entry pending, and `on_entries_changed` (subscribed to the write
+gateway) makes sure one worker run per space is queued, so an agent's turn is answered without
+waiting for the graph and the topic cards (which read the neighbours and cost more than the
+write itself). The run takes every pending entry of the space in time order, in batches; a
+sweep every minute catches a space whose run was lost (a killed worker, or a write that
+committed just after a run looked).
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
-from django_q.conf import Conf
-from django_q.tasks import async_task
 
 from memoryhub.core import sql
+from memoryhub.jobs import runner
 from memoryhub.memories.growth import topics
+from memoryhub.memories.models import EdgeType, Entry, Kind
 from memoryhub.memories.search import vectors
-from memoryhub.memories.models import Entry
+from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
 
 PROXIMITY_HOURS = 24
@@ -31,19 +32,20 @@ REQUEUE_AFTER = timedelta(minutes=5)  # a queued run older than this is taken as
 EMBED_SECONDS = 30.0
 
 
+def on_entries_changed(sender, space: MemorySpace, operation: str, **kwargs) -> None:
+    """A new entry waits for its edges and topic; an edited one, with embeddings on, for its new vector
+    (the five-minute sweep catches it if the embedding service fails)."""
+    if operation == "remember" or (operation == "update" and vectors.enabled()):
+        schedule(space)
+
+
 def schedule(space: MemorySpace) -> None:
     """Queue a run for the space unless one is already waiting. Call inside the write's transaction."""
     now = timezone.now()
-    if not sql.run("UPDATE spaces_memoryspace SET enrich_queued_at = %s "
-                   "WHERE id = %s AND (enrich_queued_at IS NULL OR enrich_queued_at < %s)",
-                   [sql.moment(now), space.pk, sql.moment(now - REQUEUE_AFTER)]):
-        return
-    if Conf.SYNC:  # tests and `MEMORYHUB_Q_SYNC`: no worker, enrich at once
-        run(space.pk)
-    else:
-        # A successful run leaves no task row: there is one every second or so while agents write.
-        transaction.on_commit(lambda: async_task("memoryhub.memories.growth.enrich.run", space.pk,
-                                                 task_name=f"enrich-{space.pk}", save=False))
+    if sql.run("UPDATE spaces_memoryspace SET enrich_queued_at = %s "
+               "WHERE id = %s AND (enrich_queued_at IS NULL OR enrich_queued_at < %s)",
+               [sql.moment(now), space.pk, sql.moment(now - REQUEUE_AFTER)]):
+        runner.submit("enrich", space.pk, label=f"enrich-{space.pk}")
 
 
 def run(space_id: int) -> int:
@@ -60,8 +62,8 @@ def run(space_id: int) -> int:
             live = [entry for entry in batch if entry.deleted_at is None]  # a forgotten entry gets nothing
             for entry in live:
                 link_automatically(entry)
-            topics.assign_all([entry for entry in live if entry.kind == "turn"])
-            Entry.objects.filter(pk__in=[e.pk for e in batch]).update(enrich_pending=False)
+            topics.assign_all([entry for entry in live if entry.kind == Kind.TURN])
+            gateway.enriched([e.pk for e in batch])
         done += len(batch)
         if len(batch) < BATCH:
             break
@@ -94,7 +96,8 @@ def link_automatically(entry: Entry) -> int:
                       [space, at, at, entry.pk, entry.session_id])
         if row:
             backbone = row[0]
-            edges += _pair(backbone, entry.pk, "temporal", 1.0, {"sub_type": "backbone", "direction": "precedes"},
+            edges += _pair(backbone, entry.pk, EdgeType.TEMPORAL, 1.0,
+                           {"sub_type": "backbone", "direction": "precedes"},
                            {"sub_type": "backbone", "direction": "succeeds"})
     window = sql.rows(f"SELECT id, at {live} AND id <> %s AND at >= %s ORDER BY at DESC, id DESC LIMIT %s",
                       [space, at, at, entry.pk, backbone or 0, sql.moment(entry.at - timedelta(hours=PROXIMITY_HOURS)),
@@ -102,7 +105,7 @@ def link_automatically(entry: Entry) -> int:
     for other, other_at in window:
         hours = abs((entry.at - sql.from_moment(other_at)).total_seconds()) / 3600
         meta = {"sub_type": "proximity", "hours_diff": round(hours, 2)}
-        edges += _pair(other, entry.pk, "temporal", round(1 / (1 + hours), 4), meta, meta)
+        edges += _pair(other, entry.pk, EdgeType.TEMPORAL, round(1 / (1 + hours), 4), meta, meta)
     per_name: dict[str, int] = {}
     names = list(entry.entities or [])
     refs = sql.rows(
@@ -115,7 +118,7 @@ def link_automatically(entry: Entry) -> int:
         if entity_edges >= ENTITY_EDGE_CAP or per_name.get(name, 0) >= ENTITY_NEIGHBOURS:
             continue
         per_name[name] = per_name.get(name, 0) + 1
-        edges += _pair(other, entry.pk, "entity", 1.0, {"entity": name}, {"entity": name})
+        edges += _pair(other, entry.pk, EdgeType.ENTITY, 1.0, {"entity": name}, {"entity": name})
         entity_edges += 1
     now = sql.moment(timezone.now())
     sql.run_many("INSERT INTO memories_edge (source_id, target_id, edge_type, weight, metadata, created_at) "

@@ -14,8 +14,9 @@ from datetime import timedelta
 from django.db.models import Count, Max, Min
 from django.utils import timezone
 
+from memoryhub.memories.models import Entry, Kind, Topic
 from memoryhub.memories.text import extract_entities, tokenize
-from memoryhub.memories.models import Entry, Topic
+from memoryhub.memories.write import gateway
 
 GAP = timedelta(hours=2)
 MIN_SIGNAL_TOKENS = 6    # shorter turns ("ok, do it") are follow-ups and never start a topic by themselves
@@ -33,7 +34,7 @@ _FILLER_BIGRAMS = frozenset(
 
 def assign(entry: Entry) -> Topic | None:
     """Put one saved turn into its topic (joining or starting one); see assign_all."""
-    if entry.kind != "turn" or entry.deleted_at:
+    if entry.kind != Kind.TURN or entry.deleted_at:
         return None
     if entry.topic_id:
         return refresh(entry.topic)
@@ -61,7 +62,7 @@ def assign_all(turns: list[Entry]) -> dict[int, Topic]:
         entry.topic = topic
         members.setdefault(topic.pk, []).append(entry.pk)
         if topic.turn_count and not topic.signal:
-            Entry.objects.filter(pk__in=members.pop(topic.pk)).update(topic=topic)
+            gateway.place_in_topic(topic.pk, members.pop(topic.pk))
             refresh(topic)  # a topic from before running counts: recount once
         else:
             _absorb(topic, entry)
@@ -69,7 +70,7 @@ def assign_all(turns: list[Entry]) -> dict[int, Topic]:
         if entry.session_id:
             latest[entry.session_id] = entry
     for topic_id, ids in members.items():
-        Entry.objects.filter(pk__in=ids).update(topic_id=topic_id)
+        gateway.place_in_topic(topic_id, ids)
     for topic in {t.pk: t for t in placed.values()}.values():
         _save_card(topic)
     return placed
@@ -91,7 +92,7 @@ def _previous_turn(entry: Entry) -> Entry | None:
     if not entry.session_id:
         return None
     return (Entry.objects.live()
-            .filter(space_id=entry.space_id, session_id=entry.session_id, kind="turn", topic__isnull=False,
+            .filter(space_id=entry.space_id, session_id=entry.session_id, kind=Kind.TURN, topic__isnull=False,
                     at__lte=entry.at)
             .exclude(pk=entry.pk).select_related("topic").order_by("-at", "-id").first())
 
@@ -115,6 +116,13 @@ def _subject_changed(entry: Entry, previous: Entry) -> bool:
         return False
     seen_tokens = prev_tokens | set(topic.keywords)
     return len(tokens & seen_tokens) / len(tokens) < SPLIT_BELOW
+
+
+def on_entries_changed(sender, operation: str, entry_ids: list[int], **kwargs) -> None:
+    """A forgotten turn leaves its topic's card: recount the topics it was in."""
+    if operation == "forget":
+        for topic in Topic.objects.filter(entries__pk__in=entry_ids).distinct():
+            refresh(topic)
 
 
 def refresh(topic: Topic) -> Topic:

@@ -31,7 +31,8 @@ Progress = Callable[[int, str], None]
 
 
 def trim_oplog() -> int:
-    """Each space's op log down to exactly its last OPLOG_KEEP rows (log_op trims only every 50 ids)."""
+    """Each space's op log down to exactly its last OPLOG_KEEP rows (writes keep it there; this catches up
+    after OPLOG_KEEP was lowered, or a space that was written before op logs were numbered)."""
     keep, removed = settings.MEMORYHUB["OPLOG_KEEP"], 0
     for space_id in MemorySpace.objects.values_list("pk", flat=True):
         with transaction.atomic():
@@ -57,7 +58,8 @@ def trim_jobs(days: int) -> int:
     """Finished Job rows older than `days`; queued and running ones always stay."""
     cutoff = timezone.now() - timedelta(days=days)
     with transaction.atomic():
-        return Job.objects.filter(status__in=("succeeded", "failed"), finished_at__lt=cutoff).delete()[0]
+        return Job.objects.filter(status__in=(Job.Status.SUCCEEDED, Job.Status.FAILED),
+                                  finished_at__lt=cutoff).delete()[0]
 
 
 def optimize_storage() -> list[str]:

@@ -17,9 +17,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from memoryhub.core import llm
-from memoryhub.memories.write import pipeline, store
-from memoryhub.memories.models import ConsolidationRun, Entry, Topic
+from memoryhub.memories.models import Category, ConsolidationRun, Entry, Kind, Method, Topic
 from memoryhub.memories.text import clip, overlap, token_set, tokenize
+from memoryhub.memories.write import gateway
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 
@@ -96,7 +96,7 @@ def plan(space: MemorySpace, now: datetime | None = None) -> Plan:
     result.digests = _digest_groups(space, active, now - timedelta(days=limits.digest_age_days), losers)
     result.archives = list(
         active.filter(at__lte=now - timedelta(days=limits.min_age_days), hits=0)
-        .exclude(category="decision").exclude(kind="digest").exclude(pk__in=losers).order_by("at", "id")
+        .exclude(category=Category.DECISION).exclude(kind=Kind.DIGEST).exclude(pk__in=losers).order_by("at", "id")
     )
     return result
 
@@ -108,7 +108,7 @@ def _completeness(entry: Entry) -> tuple:
 def _merge_groups(active, similarity: float) -> list[MergeGroup]:
     """Within each topic, summaries at least `similarity` alike join the most complete one."""
     by_topic: dict[int, list[Entry]] = {}
-    for entry in active.filter(topic__isnull=False).exclude(kind="digest"):
+    for entry in active.filter(topic__isnull=False).exclude(kind=Kind.DIGEST):
         by_topic.setdefault(entry.topic_id, []).append(entry)
     groups: list[MergeGroup] = []
     for entries in by_topic.values():
@@ -134,7 +134,7 @@ def _digest_groups(space: MemorySpace, active, ended_before: datetime, losers: s
     """Topics of five or more undigested turns that ended long enough ago."""
     groups = []
     for topic in Topic.objects.filter(space=space, ended_at__lte=ended_before, turn_count__gte=DIGEST_MIN_TURNS):
-        turns = [t for t in active.filter(topic=topic, kind="turn", digest__isnull=True).order_by("at", "id")
+        turns = [t for t in active.filter(topic=topic, kind=Kind.TURN, digest__isnull=True).order_by("at", "id")
                  if t.pk not in losers]
         if len(turns) >= DIGEST_MIN_TURNS:
             groups.append(DigestGroup(topic, turns))
@@ -180,14 +180,14 @@ def llm_digest(client: llm.LLMClient, topic: Topic, turns: list[Entry]) -> str:
     return text[:4000]
 
 
-def _digest_draft(topic: Topic, turns: list[Entry], text: str, run: ConsolidationRun) -> store.Draft:
+def _digest_draft(topic: Topic, turns: list[Entry], text: str, run: ConsolidationRun) -> gateway.Draft:
     first, last = timezone.localtime(turns[0].at), timezone.localtime(turns[-1].at)
     span = f"{first:%Y-%m-%d %H:%M}~{last:%H:%M}" if first.date() == last.date() else f"{first:%Y-%m-%d}~{last:%Y-%m-%d}"
     body = f"{span} · {len(turns)} turns\n\n{text}"
-    return pipeline.save_draft(
-        kind="digest", category=topic.kind, title=clip(f"Digest: {topic.title}", 300), body=body,
+    return gateway.Draft(
+        kind=Kind.DIGEST, category=topic.kind, title=clip(f"Digest: {topic.title}", 300), body=body,
         tags=["digest"], related=[str(t.pk) for t in turns], at=turns[-1].at, session_id=topic.session_id,
-        origin=turns[0].origin, source="agent", channel=turns[0].channel,
+        origin=turns[0].origin, channel=turns[0].channel,
         importance=max(t.importance for t in turns), idempotency_key=f"digest:{run.pk}:{topic.pk}",
     )
 
@@ -199,62 +199,53 @@ def apply(space: MemorySpace, *, actor: str = "", progress: Progress | None = No
     current = plan(space, now)
     run = ConsolidationRun.objects.create(space=space, actor=actor)
     client = llm.get_client() if current.digests else None
-    method = "rule"
+    method = Method.RULE
     total = max(1, len(current.digests))
     for i, group in enumerate(current.digests):
         report(10 + 70 * i // total, f"digesting topic {group.topic.title[:60]}")
         text = None
         if client is not None:
             try:
-                text, method = llm_digest(client, group.topic, group.turns), "llm"
+                text, method = llm_digest(client, group.topic, group.turns), Method.LLM
             except llm.LLMError:
                 text = None
         with transaction.atomic():
-            ids = [t.pk for t in group.turns]
-            digest, _ = store.write(space, _digest_draft(group.topic, group.turns, text or rule_digest(group.topic, group.turns), run), actor=actor)
-            marked = list(Entry.objects.filter(pk__in=ids, digest__isnull=True).order_by("pk").values_list("pk", flat=True))
-            Entry.objects.filter(pk__in=marked).update(digest=digest)
+            draft = _digest_draft(group.topic, group.turns, text or rule_digest(group.topic, group.turns), run)
+            digest = gateway.write(space, draft, actor=actor).entry
+            marked = gateway.digest(space, digest, [t.pk for t in group.turns], topic_id=group.topic.pk, actor=actor)
             run.digested[str(digest.pk)] = marked
-            store.log_op(space, "digest", str(digest.pk), f"topic={group.topic.pk} turns={len(marked)}", actor)
     if client is not None:
         client.close()
     report(85, "merging near-duplicates")
     with transaction.atomic():
         for group in current.merges:
-            for loser in group.merged:
-                if Entry.objects.filter(pk=loser.pk, merged_into__isnull=True).update(merged_into=group.keep):
-                    run.merged[str(loser.pk)] = group.keep.pk
-                    store.log_op(space, "merge", str(loser.pk), f"{loser.pk}→{group.keep.pk}", actor)
+            for loser in gateway.merge(space, [e.pk for e in group.merged], group.keep.pk, actor=actor):
+                run.merged[str(loser)] = group.keep.pk
     report(92, "archiving what nobody recalls")
-    with transaction.atomic():
-        ids = [e.pk for e in current.archives]
-        run.archived = list(Entry.objects.filter(pk__in=ids, archived=False).order_by("pk").values_list("pk", flat=True))
-        Entry.objects.filter(pk__in=run.archived).update(archived=True)
-        if run.archived:
-            store.log_op(space, "archive", "", f"archived={len(run.archived)}", actor)
+    run.archived = gateway.archive(space, [e.pk for e in current.archives], actor=actor)
     run.counts = current.counts
     run.method = method
     run.save()
-    store.log_op(space, "consolidate", str(run.pk), " ".join(f"{k}={v}" for k, v in run.counts.items()), actor)
+    gateway.log_op(space, "consolidate", str(run.pk), " ".join(f"{k}={v}" for k, v in run.counts.items()), actor)
     return run
 
 
 def undo(run: ConsolidationRun, *, actor: str = "") -> list[ConsolidationRun]:
     """Restore the state before `run`: it and every later applied run of its space are undone, newest first."""
-    runs = list(ConsolidationRun.objects.filter(space=run.space, status="applied", pk__gte=run.pk).order_by("-pk"))
+    space = run.space
+    runs = list(ConsolidationRun.objects.filter(space=space, status=ConsolidationRun.Status.APPLIED, pk__gte=run.pk)
+                .order_by("-pk"))
     for each in runs:
         with transaction.atomic():
-            Entry.objects.filter(pk__in=each.archived, archived=True).update(archived=False)
-            run.space.recount_cap()
-            for loser, winner in each.merged.items():
-                Entry.objects.filter(pk=int(loser), merged_into_id=winner).update(merged_into=None)
+            gateway.archive(space, each.archived, archived=False, actor=actor)
+            gateway.unmerge(space, {int(loser): winner for loser, winner in each.merged.items()}, actor=actor)
             for digest_id, turn_ids in each.digested.items():
-                Entry.objects.filter(pk__in=turn_ids, digest_id=int(digest_id)).update(digest=None)
+                gateway.undigest(space, int(digest_id), turn_ids, actor=actor)
                 digest = Entry.objects.live().filter(pk=int(digest_id)).first()
                 if digest:
-                    store.forget(digest, actor=actor)
-            each.status, each.undone_at = "undone", timezone.now()
+                    gateway.forget(digest, actor=actor)
+            each.status, each.undone_at = ConsolidationRun.Status.UNDONE, timezone.now()
             each.save(update_fields=["status", "undone_at"])
-            store.log_op(each.space, "consolidate-undo", str(each.pk), "", actor)
+            gateway.log_op(space, "consolidate-undo", str(each.pk), "", actor)
     return runs
 

@@ -1,7 +1,8 @@
 """Garbage-collection suggestions with Mnemon's effective importance; it suggests, people decide.
 
 EI = base(importance) × access × decay × edges (mnemon.md A11). Memories with importance ≥ 4
-or accessed three times or more are immune and never suggested.
+or accessed three times or more are immune and never suggested. The one thing done without
+asking is the space's maxEntries cap: after each new entry the weakest are archived (never deleted).
 """
 
 from __future__ import annotations
@@ -10,13 +11,13 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import transaction
-from django.db.models import Count, F
+from django.db.models import Count
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from memoryhub.memories.write import store
 from memoryhub.memories.models import Entry
+from memoryhub.memories.write import gateway
+from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 
 BASE = {5: 1.0, 4: 0.8, 3: 0.5, 2: 0.3, 1: 0.15}
@@ -73,24 +74,27 @@ def run(space: MemorySpace, *, threshold: float = DEFAULT_THRESHOLD, limit: int 
     """suggest() recorded in the op log, as `mnemon gc` does."""
     found = suggest(space, threshold=threshold, limit=limit)
     total = Entry.objects.live().filter(space=space).count()
-    store.log_op(space, "gc", "", f"threshold={threshold} found={len(found)} total={total}", actor)
+    gateway.log_op(space, "gc", "", f"threshold={threshold} found={len(found)} total={total}", actor)
     return found
 
 
 def keep(entry: Entry, *, actor: str = "") -> Candidate:
     """A person wants this one: access +3 and fresh, so it climbs out of the suggestions."""
-    now = timezone.now()
-    with transaction.atomic():
-        Entry.objects.filter(pk=entry.pk).update(hits=F("hits") + KEEP_BUMP, last_accessed_at=now)
-        entry.refresh_from_db()
-        store.log_op(entry.space, "gc_keep", str(entry.pk), f"access={entry.hits}", actor)
+    entry = gateway.keep(entry, bump=KEEP_BUMP, actor=actor)
     edge_count = entry.edges_out.count()
-    ei, days = effective_importance(entry, edge_count, now)
+    ei, days = effective_importance(entry, edge_count, timezone.now())
     return Candidate(entry, ei, days, edge_count, immune(entry))
 
 
 CAP_SAMPLE = 200
 CAP_BATCH = 10
+
+
+def on_entry_written(sender, entry: Entry, **kwargs) -> None:
+    """The space's maxEntries cap, after each new entry (0: no cap)."""
+    cap = space_settings.effective(entry.space)["maxEntries"]
+    if cap:
+        enforce_cap(entry, cap)
 
 
 def enforce_cap(entry: Entry, cap: int) -> int:
@@ -124,7 +128,7 @@ def archive_weakest(space: MemorySpace, over: int, cap: int, *, keep: int | None
             .order_by("last_use")[:CAP_SAMPLE])
     weakest = sorted(pool, key=lambda e: effective_importance(e, e.edge_count, now)[0])[:min(over, CAP_BATCH)]
     ids = [e.pk for e in weakest]
-    Entry.objects.filter(pk__in=ids).update(archived=True)
     if ids:
-        store.log_op(space, "prune", "", f"archived {len(ids)} over maxEntries={cap}: {ids}", "hub")
+        gateway.archive(space, ids, actor="hub", operation="prune",
+                        detail=f"archived {len(ids)} over maxEntries={cap}: {ids}")
     return len(ids)

@@ -17,8 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from memoryhub.memories.search import fulltext as search
-from memoryhub.memories.models import Edge, EntityRef, Entry, Fact, OpLog, Persona, Topic
+from memoryhub.memories.models import Edge, Entry, Fact, OpLog, Persona, Topic
+from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
 
 SCHEMA = "memoryhub.pack"
@@ -125,22 +125,8 @@ def import_pack(data: bytes, *, slug: str = "", name: str = "") -> MemorySpace:
         for row in files["topics.json"]:
             old = row.pop("id")
             topics[old] = Topic.objects.create(space=space, **_values(row)).pk
-        entries: dict[int, int] = {}
-        links = []
-        for row in files["entries.json"]:
-            old = row.pop("id")
-            links.append((old, row.pop("digest_id"), row.pop("merged_into_id")))
-            row["topic_id"] = topics.get(row.pop("topic_id"))
-            entry = Entry.objects.create(space=space, **_values(row))
-            entries[old] = entry.pk
-            EntityRef.objects.bulk_create([EntityRef(space=space, entry=entry, name=n) for n in entry.entities],
-                                          ignore_conflicts=True)
-            if entry.deleted_at is None:
-                search.index(entry)
-        for old, digest, merged in links:
-            if digest or merged:
-                Entry.objects.filter(pk=entries[old]).update(digest_id=entries.get(digest),
-                                                              merged_into_id=entries.get(merged))
+        entries = gateway.restore(space, [{**_values(row), "topic_id": topics.get(row["topic_id"])}
+                                          for row in files["entries.json"]])
         facts: dict[int, Fact] = {}
         replaced_by = [(r["id"], r["invalidated_by_id"]) for r in files["facts.json"] if r.get("invalidated_by_id")]
         for row in files["facts.json"]:
@@ -155,8 +141,8 @@ def import_pack(data: bytes, *, slug: str = "", name: str = "") -> MemorySpace:
                  weight=r["weight"], metadata=r["metadata"], created_at=parse_datetime(r["created_at"]))
             for r in files["edges.json"] if r["source_id"] in entries and r["target_id"] in entries
         ], ignore_conflicts=True)
-        OpLog.objects.bulk_create([OpLog(space=space, **_values(r))
-                                   for r in files["oplog.json"]])
+        OpLog.objects.bulk_create([OpLog(space=space, seq=n, **_values(r))
+                                   for n, r in enumerate(files["oplog.json"], 1)])
         if files["persona.json"]:
             Persona.objects.create(space=space, **_values(files["persona.json"]))
     return space

@@ -1,8 +1,9 @@
 """MEMORY.md: a human-readable, newest-first export of a workspace's memories, kept next to its code.
 
-Writes only schedule a regeneration: a per-workspace cache flag makes a burst of writes enqueue
-one `memory_md` job, which clears the flag first, so a write landing mid-render queues the next one.
-Vault spaces are left out unless the workspace's `export_vault` is on.
+A change to what the file shows (heard from the write gateway) only schedules a regeneration: a
+per-workspace cache flag makes a burst of changes enqueue one `memory_md` job, which clears the
+flag first, so a change landing mid-render queues the next one. Vault spaces are left out unless
+the workspace's `export_vault` is on.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from memoryhub.jobs import runner
-from memoryhub.memories.models import Entry
+from memoryhub.memories.models import Entry, Kind
 from memoryhub.spaces.models import MemorySpace, Workspace
 
 log = logging.getLogger(__name__)
 FILENAME = "MEMORY.md"
 PENDING_SECONDS = 300
+SHOWN = {"remember", "update", "forget", "retag", "restore"}  # the operations that change what the file shows
 
 
 def entries_for(workspace: Workspace):
@@ -30,7 +32,7 @@ def entries_for(workspace: Workspace):
     spaces = MemorySpace.objects.filter(workspace=workspace, provider="native")
     if not workspace.export_vault:
         spaces = spaces.exclude(access="vault")
-    return Entry.objects.live().filter(space__in=spaces).exclude(kind="turn").order_by("-at", "-id")
+    return Entry.objects.live().filter(space__in=spaces).exclude(kind=Kind.TURN).order_by("-at", "-id")
 
 
 def block(entry: Entry) -> str:
@@ -96,8 +98,13 @@ def enqueue(workspace: Workspace) -> None:
         log.exception("could not schedule MEMORY.md for workspace %s", workspace.pk)
 
 
+def on_entries_changed(sender, space: MemorySpace, operation: str, **kwargs) -> None:
+    if operation in SHOWN:
+        schedule(space)
+
+
 def schedule(space: MemorySpace) -> None:
-    """After the write commits, queue one regeneration of the space's workspace file (if it shows this space)."""
+    """After the change commits, queue one regeneration of the space's workspace file (if it shows this space)."""
     workspace = space.workspace
     if workspace is None or (space.is_vault and not workspace.export_vault):
         return

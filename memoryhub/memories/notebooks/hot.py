@@ -21,8 +21,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from memoryhub.audit.models import record
-from memoryhub.memories.write import pipeline, store
-from memoryhub.memories.models import Entry, Notebook
+from memoryhub.memories.models import Entry, Kind, Notebook, Source
+from memoryhub.memories.write import gateway
 from memoryhub.memories.text import clip
 from memoryhub.spaces.models import MemorySpace, Workspace
 from memoryhub.spaces.services import default_space, workspace_space
@@ -337,13 +337,13 @@ def mirror(workspace: Workspace | None, changed: list[Applied], *, actor: str, s
         if a.before and space.is_native:
             for entry in Entry.objects.live().filter(space=space, title=title, body=a.before):
                 if f"notebook:{a.target}" in entry.tags:
-                    store.forget(entry, actor=actor)
+                    gateway.forget(entry, actor=actor)
         if a.after:
-            draft = pipeline.save_draft(category="general", title=title, body=a.after, related=[], at=None,
-                                        tags=["notebook", f"notebook:{a.target}"], session_id=session_id,
-                                        origin=origin, source="agent" if actor.startswith("token:") else "user")
+            draft = gateway.Draft(kind=Kind.SAVE, title=title, body=a.after, tags=["notebook", f"notebook:{a.target}"],
+                                  session_id=session_id, origin=origin,
+                                  source=Source.AGENT if actor.startswith("token:") else Source.USER)
             try:
-                pipeline.write(space, draft, actor=actor)
+                gateway.write(space, draft, actor=actor)
             except ProviderError as exc:
                 log.warning("notebook mirror to %s failed: %s", space.slug, exc.message)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from memoryhub.memories.growth import facts, persona, topics
 from memoryhub.memories.search import policies, ranking
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import Entry, Persona
 from memoryhub.memories.text import clip, token_set
@@ -154,7 +154,7 @@ def note_recall(cards: list[Card], query: str, actor: str) -> None:
     for card in cards:
         if card.entry is not None:
             per_space.setdefault(card.entry.space, []).append(card.entry)
-    store.record_recall(per_space, query, actor)
+    gateway.record_recall(per_space, query, actor)
 
 
 # --- the context block ---------------------------------------------------------------

@@ -1,43 +1,36 @@
-"""The shape every importer produces, and the one writer that stores it."""
+"""The shape every importer produces (a Batch of gateway Drafts), and the run that writes it through the gateway."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
 from memoryhub.memories.growth import facts
-from memoryhub.memories.write import pipeline, store
-from memoryhub.memories.models import CATEGORIES, Entry
+from memoryhub.memories.models import CATEGORIES, EdgeType, Entry, Kind, Method, Source
 from memoryhub.memories.text import classify
+from memoryhub.memories.write import gateway
+from memoryhub.memories.write.gateway import Draft
 from memoryhub.spaces.models import MemorySpace
 
 Progress = Callable[[int, str], None]
 MAX_BODY = 8000
+MAX_TAGS = 20
 
 
-@dataclass
-class Item:
-    """One entry to import: a turn (user + assistant) or a note (title + body)."""
+def turn(key: str, user: str, assistant: str, **fields) -> Draft:
+    """An imported conversation turn (the gateway makes its body, title and summary)."""
+    return Draft(kind=Kind.TURN, idempotency_key=key, user=user, assistant=assistant, source=Source.IMPORT, **fields)
 
-    key: str
-    kind: str = "note"
-    user: str = ""
-    assistant: str = ""
-    title: str = ""
-    body: str = ""
-    category: str = ""
-    tags: list[str] = field(default_factory=list)
-    related: list[str] = field(default_factory=list)
-    at: datetime | None = None
-    session_id: str = ""
-    origin: str = "local"
-    channel: str = ""
-    importance: int = 3
+
+def note(key: str, body: str, *, category: str = "", **fields) -> Draft:
+    """An imported note; without a known category its text decides."""
+    return Draft(kind=Kind.NOTE, idempotency_key=key, body=body, category=category or classify(body),
+                 source=Source.IMPORT, **fields)
 
 
 @dataclass
@@ -54,14 +47,14 @@ class FactOp:
 class Link:
     source_key: str
     target_key: str
-    edge_type: str = "semantic"
+    edge_type: str = EdgeType.SEMANTIC
     weight: float = 0.5
     reason: str = ""
 
 
 @dataclass
 class Batch:
-    items: list[Item] = field(default_factory=list)
+    items: list[Draft] = field(default_factory=list)
     facts: list[FactOp] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -120,9 +113,9 @@ def run(space: MemorySpace, batch: Batch, *, dry_run: bool = False, actor: str =
         progress: Progress | None = None) -> dict:
     """Write (or, dry, only count) a batch: new items, facts still true, links between imported items."""
     report = progress or (lambda pct, msg: None)
-    keys = [i.key for i in batch.items]
+    keys = [i.idempotency_key for i in batch.items]
     known = existing_keys(space, keys)
-    fresh = [i for i in dict((i.key, i) for i in batch.items).values() if i.key not in known]
+    fresh = [i for i in dict((i.idempotency_key, i) for i in batch.items).values() if i.idempotency_key not in known]
     result = {"items": len(batch.items), "new": len(fresh), "existing": len(set(keys) & known),
               "facts": len(final_facts(batch.facts)), "links": len(batch.links), "errors": batch.errors[:20],
               "error_count": len(batch.errors), "dry_run": dry_run,
@@ -131,7 +124,7 @@ def run(space: MemorySpace, batch: Batch, *, dry_run: bool = False, actor: str =
         return result
     added = 0
     for n, item in enumerate(fresh):
-        if _write(space, item, actor):
+        if gateway.write(space, _clipped(item), actor=actor).created:
             added += 1
         if n % 25 == 0:
             report(5 + 85 * n // max(1, len(fresh)), f"{n} of {len(fresh)} written")
@@ -139,41 +132,31 @@ def run(space: MemorySpace, batch: Batch, *, dry_run: bool = False, actor: str =
     with transaction.atomic():
         for op in final_facts(batch.facts):
             facts.assert_fact(space, op.subject, op.predicate, op.value, negative=op.negative, origin=op.origin,
-                              method="manual")
+                              method=Method.MANUAL)
         by_key = dict(Entry.objects.filter(space=space, idempotency_key__in={k for l in batch.links
                                                                             for k in (l.source_key, l.target_key)})
                       .values_list("idempotency_key", "pk"))
         linked = 0
-        new_keys = {i.key for i in fresh}
+        new_keys = {i.idempotency_key for i in fresh}
         for link in batch.links:
             if link.source_key not in new_keys and link.target_key not in new_keys:
                 continue
             source, target = by_key.get(link.source_key), by_key.get(link.target_key)
             if source and target and source != target:
-                store.link(Entry.objects.get(pk=source), Entry.objects.get(pk=target), link.edge_type,
-                           max(0.0, min(1.0, link.weight)), actor=actor, reason=link.reason)
+                gateway.link(Entry.objects.get(pk=source), Entry.objects.get(pk=target), link.edge_type,
+                             max(0.0, min(1.0, link.weight)), actor=actor, reason=link.reason)
                 linked += 1
     result.update(added=added, linked=linked)
     return result
 
 
-def _preview(item: Item) -> dict:
-    text = item.user if item.kind == "turn" else (item.title or item.body)
+def _preview(item: Draft) -> dict:
+    text = item.user if item.kind == Kind.TURN else (item.title or item.body)
     return {"kind": item.kind, "at": item.at.isoformat() if item.at else "", "text": " ".join(text.split())[:120],
             "session": item.session_id}
 
 
-def _write(space: MemorySpace, item: Item, actor: str) -> bool:
-    """Turns take the /api/v1/turns path, notes the memory_save path: both redacted, both through pipeline.write."""
-    if item.kind == "turn":
-        draft, said = pipeline.turn_draft(item.user[:MAX_BODY], item.assistant[:MAX_BODY], session_id=item.session_id,
-                                          at=item.at, origin=item.origin, idempotency_key=item.key,
-                                          channel=item.channel, tags=item.tags)
-        return pipeline.write(space, draft, actor=actor, fact_text=said).created
-    body = item.body[:MAX_BODY]
-    draft = pipeline.save_draft(
-        kind="note", category=item.category or classify(body), title=item.title, body=body, tags=item.tags[:20],
-        related=item.related, at=item.at, session_id=item.session_id, origin=item.origin, source="import",
-        idempotency_key=item.key, importance=max(1, min(5, item.importance)), channel=item.channel,
-    )
-    return pipeline.write(space, draft, actor=actor).created
+def _clipped(item: Draft) -> Draft:
+    """Within what one write takes: bodies to MAX_BODY, at most MAX_TAGS tags, importance 1 to 5."""
+    return replace(item, user=item.user[:MAX_BODY], assistant=item.assistant[:MAX_BODY], body=item.body[:MAX_BODY],
+                   tags=item.tags[:MAX_TAGS], importance=max(1, min(5, item.importance)))

@@ -6,10 +6,10 @@ import json
 import sqlite3
 from pathlib import Path
 
-from memoryhub.memories.maintenance.importers.base import Batch, Item, Link, category_of, key_of, when
+from memoryhub.memories.maintenance.importers.base import Batch, Link, category_of, key_of, note, when
+from memoryhub.memories.models import EDGE_TYPES, EdgeType
 from memoryhub.memories.text import first_sentence
-
-EDGE_TYPES = ("temporal", "entity", "causal", "semantic", "supersedes")
+from memoryhub.memories.write.gateway import Draft
 
 
 def _list(value: object) -> list[str]:
@@ -21,11 +21,11 @@ def _list(value: object) -> list[str]:
     return [str(v).strip() for v in value or [] if str(v).strip()] if isinstance(value, list) else []
 
 
-def _item(key: str, row: dict, origin: str) -> Item:
+def _item(key: str, row: dict, origin: str) -> Draft:
     content = str(row.get("content") or "")
-    return Item(key=key, body=content, title=first_sentence(content, 120),
-                category=category_of(row.get("category"), content), tags=_list(row.get("tags"))[:20],
-                at=when(row.get("created_at")), importance=int(row.get("importance") or 3), origin=origin)
+    return note(key, content, title=first_sentence(content, 120), category=category_of(row.get("category"), content),
+                tags=_list(row.get("tags"))[:20], at=when(row.get("created_at")),
+                importance=int(row.get("importance") or 3), origin=origin)
 
 
 def load_json(path: Path, origin: str = "local") -> Batch:
@@ -45,8 +45,9 @@ def load_json(path: Path, origin: str = "local") -> Batch:
         except (KeyError, IndexError, TypeError, ValueError):
             batch.errors.append(f"edge {edge!r}: bad index")
             continue
-        if source and target and edge.get("edge_type", "semantic") in EDGE_TYPES:
-            batch.links.append(Link(source.key, target.key, edge.get("edge_type", "semantic"),
+        edge_type = edge.get("edge_type", EdgeType.SEMANTIC)
+        if source and target and edge_type in EDGE_TYPES:
+            batch.links.append(Link(source.idempotency_key, target.idempotency_key, edge_type,
                                     float(edge.get("weight", 0.5)), str(edge.get("reason") or "")))
     batch.items = [i for i in batch.items if i]
     return batch

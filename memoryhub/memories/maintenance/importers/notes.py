@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memoryhub.memories.maintenance.importers.base import Batch, Item, key_of
+from memoryhub.memories.maintenance.importers.base import Batch, key_of, note
+from memoryhub.memories.models import Category
 
 DELIMITER = "\n§\n"
 
@@ -18,7 +19,7 @@ def load_md(path: Path, origin: str = "local") -> Batch:
     profile = path.name.upper().startswith("USER")
     tag = "user-profile" if profile else "memory-md"
     return Batch(items=[
-        Item(key=key_of("md", tag, entry), body=entry, category="preference" if profile else "", tags=[tag],
+        note(key_of("md", tag, entry), entry, category=Category.PREFERENCE if profile else "", tags=[tag],
              origin=origin)
         for entry in entries(path.read_text(encoding="utf-8", errors="replace"))
     ])

@@ -9,11 +9,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.db import transaction
-
-from memoryhub.memories.search import fulltext as search
-from memoryhub.memories.write import store
 from memoryhub.memories.models import Entry
+from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
 
 
@@ -57,13 +54,5 @@ def preview(space: MemorySpace, mapping: dict[str, dict]) -> list[Retag]:
 def apply(space: MemorySpace, mapping: dict[str, dict], *, actor: str = "") -> int:
     """Set the new labels (the index follows, since tags are searchable); returns how many changed."""
     changes = preview(space, mapping)
-    with transaction.atomic():
-        for change in changes:
-            Entry.objects.filter(pk=change.entry.pk).update(origin=change.origin, channel=change.channel,
-                                                            tags=change.tags)
-            change.entry.origin, change.entry.channel, change.entry.tags = change.origin, change.channel, change.tags
-            if change.entry.deleted_at is None:
-                search.index(change.entry)
-        if changes:
-            store.log_op(space, "retag", "", f"entries={len(changes)} sessions={len(mapping)}", actor)
-    return len(changes)
+    return gateway.retag(space, [(c.entry, c.origin, c.channel, c.tags) for c in changes], actor=actor,
+                         detail=f"entries={len(changes)} sessions={len(mapping)}")

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import zstandard
 
-from memoryhub.memories.maintenance.importers.base import Batch, Item, key_of, when
+from memoryhub.memories.maintenance.importers import base
+from memoryhub.memories.maintenance.importers.base import Batch, key_of, when
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -82,10 +83,9 @@ def _flush(batch: Batch, turn: dict | None, origin: str) -> None:
     if not turn or not turn["assistant"]:
         return
     assistant = "\n\n".join(turn["assistant"])
-    batch.items.append(Item(
-        key=key_of("turn", turn["session"], turn["at"] and turn["at"].isoformat(), turn["user"], assistant),
-        kind="turn", user=turn["user"], assistant=assistant, at=turn["at"], session_id=turn["session"],
-        origin=origin,
+    batch.items.append(base.turn(
+        key_of("turn", turn["session"], turn["at"] and turn["at"].isoformat(), turn["user"], assistant),
+        turn["user"], assistant, at=turn["at"], session_id=turn["session"], origin=origin,
     ))
 
 

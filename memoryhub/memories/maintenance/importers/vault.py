@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memoryhub.memories.maintenance.importers.base import Batch, FactOp, Item, Link, category_of, key_of, when
+from memoryhub.memories.maintenance.importers.base import Batch, FactOp, Link, category_of, key_of, note, turn, when
+from memoryhub.memories.models import EdgeType
+from memoryhub.memories.write.gateway import Draft
 
 
 def _rows(path: Path, batch: Batch) -> list[dict]:
@@ -37,13 +39,13 @@ def load_vault(path: Path, origin: str = "local") -> Batch:
         if not body.strip() or not row.get("id"):
             batch.errors.append(f"{row.get('id', '?')}: no id or body")
             continue
-        batch.items.append(Item(
-            key=key_of("vault", row["id"]), title=str(row.get("title") or ""), body=body,
+        batch.items.append(note(
+            key_of("vault", row["id"]), body, title=str(row.get("title") or ""),
             category=category_of(row.get("category"), body), tags=[str(t) for t in row.get("tags") or []][:20],
             related=[str(r) for r in row.get("related") or []], at=when(row.get("at")),
             session_id=_session(row.get("source")), origin=origin,
         ))
-        batch.links += [Link(key_of("vault", row["id"]), key_of("vault", r), "semantic", 0.5, "related")
+        batch.links += [Link(key_of("vault", row["id"]), key_of("vault", r), EdgeType.SEMANTIC, 0.5, "related")
                         for r in row.get("related") or []]
     return batch
 
@@ -73,15 +75,16 @@ def load_mnemosyne(root: Path, origin: str = "local") -> Batch:
     return batch
 
 
-def _mnemosyne_item(entry_id: str, row: dict, origin: str) -> Item | None:
-    common = dict(key=key_of("mnemosyne", entry_id), at=when(row.get("at") or row.get("ts") or row.get("time")),
+def _mnemosyne_item(entry_id: str, row: dict, origin: str) -> Draft | None:
+    key = key_of("mnemosyne", entry_id)
+    common = dict(at=when(row.get("at") or row.get("ts") or row.get("time")),
                   session_id=str(row.get("sessionId") or row.get("session_id") or ""),
                   origin=str(row.get("origin") or origin), channel=str(row.get("umo") or ""),
                   tags=[str(t) for t in row.get("tags") or []][:20])
     if row.get("user") and row.get("assistant"):
-        return Item(kind="turn", user=str(row["user"]), assistant=str(row["assistant"]), **common)
+        return turn(key, str(row["user"]), str(row["assistant"]), **common)
     body = str(row.get("body") or row.get("text") or row.get("content") or "")
     if not body.strip() or row.get("type") == "digest":
         return None
-    return Item(title=str(row.get("title") or row.get("summary") or ""), body=body,
+    return note(key, body, title=str(row.get("title") or row.get("summary") or ""),
                 category=category_of(row.get("category") or row.get("type"), body), **common)
