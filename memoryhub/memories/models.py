@@ -309,7 +309,7 @@ class RemoteWrite(models.Model):
     error = models.TextField(blank=True)
     title = models.CharField(max_length=300, blank=True)
     body = models.TextField()
-    category = models.CharField(max_length=20, default="general")
+    category = models.CharField(max_length=20, default=Category.GENERAL)
     session_id = models.CharField(max_length=200, blank=True)
     origin = models.CharField(max_length=60, default="local")
     created_at = models.DateTimeField(default=timezone.now)

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import Count, Q
 
-from memoryhub.memories.models import Edge, EdgeType, EntityRef, Entry, OpLog
+from memoryhub.memories.models import Category, Edge, EdgeType, EntityRef, Entry, OpLog
 from memoryhub.memories.search import fulltext as search
 from memoryhub.memories.write import gateway
 from providers.base import Capabilities, Provider, ProviderError, Receipt, Record
@@ -72,7 +72,7 @@ class NativeProvider(Provider):
     def get(self, record_id: str) -> Record:
         return entry_record(self._entry(record_id))
 
-    def remember(self, text: str, *, title: str = "", category: str = "general", tags=None, at="", **extra) -> Receipt:
+    def remember(self, text: str, *, title: str = "", category: str = Category.GENERAL, tags=None, at="", **extra) -> Receipt:
         draft = gateway.Draft(body=text, title=title, category=category, tags=list(tags or []), **extra)
         written = gateway.write(self.space, draft)
         return Receipt("committed", provider_id=str(written.entry.pk), detail={"created": written.created})

@@ -14,7 +14,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from memoryhub.memories.growth.fact_rules import Claim, extract, is_real_path
-from memoryhub.memories.models import Entry, Fact
+from memoryhub.memories.models import Entry, Fact, Method
 from memoryhub.spaces.models import MemorySpace
 
 __all__ = [
@@ -54,7 +54,7 @@ class FactChanges:
 
 
 def apply_claims(space: MemorySpace, claims: Iterable[Claim], *, source_entry: Entry | None = None,
-                 origin: str = "local", method: str = "rule") -> FactChanges:
+                 origin: str = "local", method: str = Method.RULE) -> FactChanges:
     """Run claims through the slot pipeline (inside the caller's transaction); unknown predicates are dropped."""
     changes = FactChanges()
     for claim in claims:
@@ -66,7 +66,7 @@ def apply_claims(space: MemorySpace, claims: Iterable[Claim], *, source_entry: E
 
 
 def assert_fact(space: MemorySpace, subject: str, predicate: str, value: str, *, negative: bool = False,
-                origin: str = "local", method: str = "manual", source_entry: Entry | None = None) -> FactChanges:
+                origin: str = "local", method: str = Method.MANUAL, source_entry: Entry | None = None) -> FactChanges:
     """Assert one fact: same value refreshes, a new single value replaces the old, a negative kills only its match."""
     value = " ".join(str(value).split())
     subject = (subject or "user").strip()[:100]
@@ -74,7 +74,8 @@ def assert_fact(space: MemorySpace, subject: str, predicate: str, value: str, *,
             or (predicate == "path" and not is_real_path(value))):
         return FactChanges()
     now = timezone.now()
-    slot = Fact.objects.filter(space=space, origin=origin, subject=subject, predicate=predicate, status="active")
+    slot = Fact.objects.filter(space=space, origin=origin, subject=subject, predicate=predicate,
+                                status=Fact.Status.ACTIVE)
     key = _key(value)
     same = [f for f in slot if _key(f.value) == key]
     changes = FactChanges()
@@ -100,7 +101,7 @@ def assert_fact(space: MemorySpace, subject: str, predicate: str, value: str, *,
 def invalidate_fact(space: MemorySpace, *, fact_id: int | str | None = None, subject: str | None = None,
                     predicate: str | None = None, value: str | None = None) -> list[Fact]:
     """Invalidate by id, or every active fact of a slot (optionally only one value); history is kept."""
-    active = Fact.objects.filter(space=space, status="active")
+    active = Fact.objects.filter(space=space, status=Fact.Status.ACTIVE)
     if fact_id is not None:
         if not str(fact_id).isdigit():
             return []
@@ -123,7 +124,7 @@ def current_facts(space_or_spaces, origin_scope: str | None = None) -> QuerySet:
         facts = Fact.objects.filter(space=space_or_spaces)
     else:
         facts = Fact.objects.filter(space__in=space_or_spaces)
-    facts = facts.filter(status="active", negative=False)
+    facts = facts.filter(status=Fact.Status.ACTIVE, negative=False)
     return facts.filter(origin=origin_scope) if origin_scope else facts
 
 
@@ -133,7 +134,7 @@ def fact_to_dict(fact: Fact) -> dict:
 
 
 def _invalidate(fact: Fact, now, by: Fact | None = None) -> None:
-    fact.status = "invalidated"
+    fact.status = Fact.Status.INVALIDATED
     fact.invalidated_at = now
     fact.invalidated_by = by
     fact.save(update_fields=["status", "invalidated_at", "invalidated_by"])

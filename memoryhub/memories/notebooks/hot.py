@@ -32,10 +32,11 @@ from providers.base import ProviderError
 log = logging.getLogger(__name__)
 
 DELIMITER = "\n§\n"
-TARGETS = ("memory", "user")
+TARGETS = tuple(Notebook.Target.values)
 ACTIONS = ("add", "replace", "remove")
-FILENAMES = {"memory": "MEMORY.md", "user": "USER.md"}
-TITLES = {"memory": "MEMORY (your notes)", "user": "USER PROFILE (who the user is)"}
+FILENAMES = dict(Notebook.Target.choices)
+TITLES = {Notebook.Target.MEMORY: "MEMORY (your notes)",
+          Notebook.Target.USER: "USER PROFILE (who the user is)"}
 PREVIEW_CHARS = 80
 _DELIMITER_LINE = re.compile(r"^[ \t]*§[ \t]*$", re.M)
 
@@ -125,7 +126,7 @@ class Outcome:
 
 # --- the file format ---------------------------------------------------------------
 def limit(target: str) -> int:
-    key = "NOTEBOOK_MEMORY_CHARS" if target == "memory" else "NOTEBOOK_USER_CHARS"
+    key = "NOTEBOOK_MEMORY_CHARS" if target == Notebook.Target.MEMORY else "NOTEBOOK_USER_CHARS"
     return settings.MEMORYHUB[key]
 
 

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import connection
 
 from memoryhub.core import embeddings, sql
+from memoryhub.memories.models import Kind
 from memoryhub.memories.search import pgsearch, vectors
 from memoryhub.memories.search.counts import ReusedCounts
 from memoryhub.memories.text import tokenize
@@ -268,7 +269,7 @@ def allowed(ids: list[int], where: list[str], params: list) -> list[tuple]:
 
 def _hit(entry_id: int, relevance: float, hits_count: int, kind: str) -> Hit:
     rank = relevance * (1 + math.log1p(hits_count) * HIT_BOOST)
-    if kind == "digest":
+    if kind == Kind.DIGEST:
         rank *= DIGEST_BOOST
     return Hit(entry_id, rank, relevance, kind)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memoryhub.core import sql
+from memoryhub.memories.models import EdgeType, Kind
 from memoryhub.memories.search import fulltext as fts
 
 SESSION_NEIGHBOUR = 0.6
@@ -50,14 +51,15 @@ def _offers(parents: dict[int, fts.Hit], where: list[str], params: list) -> dict
         [*parents, "backbone"])
     ways: dict[int, dict[str, float]] = {}  # neighbour → best score by way
     for source, target, edge_type in edges:
-        if edge_type == "temporal" and parents[source].kind != "turn":
+        if edge_type == EdgeType.TEMPORAL and parents[source].kind != Kind.TURN:
             continue
-        factor, via = (SESSION_NEIGHBOUR, "session") if edge_type == "temporal" else (ENTITY_NEIGHBOUR, "entity")
+        temporal = edge_type == EdgeType.TEMPORAL
+        factor, via = (SESSION_NEIGHBOUR, "session") if temporal else (ENTITY_NEIGHBOUR, "entity")
         offered = ways.setdefault(target, {})
         offered[via] = max(offered.get(via, 0.0), parents[source].rank * factor)
     offers = {}
     for entry_id, _, kind in fts.allowed(list(ways), where, params):
-        usable = {via: score for via, score in ways[entry_id].items() if via == "entity" or kind == "turn"}
+        usable = {via: score for via, score in ways[entry_id].items() if via == "entity" or kind == Kind.TURN}
         if usable:
             via, score = max(usable.items(), key=lambda way: way[1])
             offers[entry_id] = (score, via)
