@@ -1,4 +1,4 @@
-"""Ranking native hits: BM25 × hit boost (search.py), plus memories "remembered along the way".
+"""Ranking native hits: BM25 × hit boost (fulltext.py), plus memories "remembered along the way".
 
 A primary hit brings its neighbouring turns of the same session and entries sharing an entity,
 each scored as a fraction of the hit that found it, so an extension can pass a weak primary hit

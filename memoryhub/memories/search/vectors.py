@@ -1,4 +1,4 @@
-"""Entry embeddings: the worker stores them, search asks for the nearest ones (search.py blends them in).
+"""Entry embeddings: the worker stores them, search asks for the nearest ones (fulltext.py blends them in).
 
 Only when an embedding service is configured (memoryhub/core/embeddings.py). Every live entry of an
 open native space is embedded after its enrichment; vault text never goes to the service. An
