@@ -32,7 +32,7 @@ Progress = Callable[[int, str], None]
 
 def trim_oplog() -> int:
     """Each space's op log down to exactly its last OPLOG_KEEP rows (writes keep it there; this catches up
-    after OPLOG_KEEP was lowered, or a space that was written before op logs were numbered)."""
+    after OPLOG_KEEP was lowered, and on logs from before op log rows were numbered per space)."""
     keep, removed = settings.MEMORYHUB["OPLOG_KEEP"], 0
     for space_id in MemorySpace.objects.values_list("pk", flat=True):
         with transaction.atomic():
