@@ -45,8 +45,9 @@ class Draft:
     """One entry to write, as its caller has it; `write` redacts it and works out the rest.
 
     A turn gives `user` and `assistant` (its body, title, summary and category follow from them)
-    or, as one line of a transcript, its `body`; every other kind gives `title` and `body`. A repeated `idempotency_key` returns the entry it
-    first made (importers derive theirs from the source record, so a re-import adds nothing).
+    or, as one line of a transcript, its `body`; every other kind gives `title` and `body`. A
+    repeated `idempotency_key` returns the entry it first made (importers derive theirs from the
+    source record, so a re-import adds nothing).
     """
 
     kind: str = Kind.NOTE
@@ -96,8 +97,8 @@ def content_hash(title: str, body: str) -> str:
 def write(space: MemorySpace, draft: Draft, *, actor: str = "") -> Written:
     """Store a draft in its space: natively in one transaction, or through the space's provider.
 
-    Facts come from what the user said in a turn (a transcript line: its body), or from a note's body. Imported history
-    (source "import") is a backfill: its subscribers call no model.
+    Facts come from what the user said in a turn (a transcript line: its body) or from a note's
+    body. Imported history (source "import") is a backfill: its subscribers call no model.
     """
     draft, redactions = _redacted(draft)
     if not space.is_native:

@@ -14,7 +14,6 @@ from memoryhub.memories.growth import facts
 from memoryhub.memories.models import CATEGORIES, EdgeType, Entry, Kind, Method, Source
 from memoryhub.memories.text import classify
 from memoryhub.memories.write import gateway
-from memoryhub.memories.write.gateway import Draft
 from memoryhub.spaces.models import MemorySpace
 
 Progress = Callable[[int, str], None]
@@ -22,15 +21,16 @@ MAX_BODY = 8000
 MAX_TAGS = 20
 
 
-def turn(key: str, user: str, assistant: str, **fields) -> Draft:
+def turn(key: str, user: str, assistant: str, **fields) -> gateway.Draft:
     """An imported conversation turn (the gateway makes its body, title and summary)."""
-    return Draft(kind=Kind.TURN, idempotency_key=key, user=user, assistant=assistant, source=Source.IMPORT, **fields)
+    return gateway.Draft(kind=Kind.TURN, idempotency_key=key, user=user, assistant=assistant, source=Source.IMPORT,
+                         **fields)
 
 
-def note(key: str, body: str, *, category: str = "", **fields) -> Draft:
+def note(key: str, body: str, *, category: str = "", **fields) -> gateway.Draft:
     """An imported note; without a known category its text decides."""
-    return Draft(kind=Kind.NOTE, idempotency_key=key, body=body, category=category or classify(body),
-                 source=Source.IMPORT, **fields)
+    return gateway.Draft(kind=Kind.NOTE, idempotency_key=key, body=body, category=category or classify(body),
+                         source=Source.IMPORT, **fields)
 
 
 @dataclass
@@ -54,7 +54,7 @@ class Link:
 
 @dataclass
 class Batch:
-    items: list[Draft] = field(default_factory=list)
+    items: list[gateway.Draft] = field(default_factory=list)
     facts: list[FactOp] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -150,13 +150,13 @@ def run(space: MemorySpace, batch: Batch, *, dry_run: bool = False, actor: str =
     return result
 
 
-def _preview(item: Draft) -> dict:
+def _preview(item: gateway.Draft) -> dict:
     text = item.user if item.kind == Kind.TURN else (item.title or item.body)
     return {"kind": item.kind, "at": item.at.isoformat() if item.at else "", "text": " ".join(text.split())[:120],
             "session": item.session_id}
 
 
-def _clipped(item: Draft) -> Draft:
+def _clipped(item: gateway.Draft) -> gateway.Draft:
     """Within what one write takes: bodies to MAX_BODY, at most MAX_TAGS tags, importance 1 to 5."""
     return replace(item, user=item.user[:MAX_BODY], assistant=item.assistant[:MAX_BODY], body=item.body[:MAX_BODY],
                    tags=item.tags[:MAX_TAGS], importance=max(1, min(5, item.importance)))
