@@ -20,7 +20,7 @@ def record_ids(space: MemorySpace, provider: Provider, remote_id: str) -> list[s
     known = write.detail.get("record_ids") if isinstance(write.detail, dict) else None
     if known:
         return [str(i) for i in known]
-    if write.state == "failed":
+    if write.state == RemoteWrite.State.FAILED:
         raise ProviderError(f"the write {remote_id} failed: {write.error or 'no detail'}", permanent=True, status=404)
     receipt = Receipt(write.state, provider_id=write.provider_id, uri=write.uri, error=write.error,
                       detail=dict(write.detail or {}))

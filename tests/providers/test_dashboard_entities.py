@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from memoryhub.memories.models import Edge
-from memoryhub.memories.write import pipeline, store
+from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace, ProviderService
 from memoryhub.spaces.services import provider_for
 
@@ -70,8 +70,8 @@ def test_helpful_raises_trust_and_ranks_the_fact_higher(holo):
 
 def test_native_memory_page_offers_related_and_a_person_can_link_two_memories(client, staff):
     space = MemorySpace.objects.create(slug="nat", name="nat", provider="native")
-    a = pipeline.write(space, store.Draft(body="The deploy script lives in ops/deploy.sh", title="deploy", summary="The deploy script lives in ops/deploy.sh")).entry
-    b = pipeline.write(space, store.Draft(body="Deploys need the VPN up first", title="vpn", summary="Deploys need the VPN up first")).entry
+    a = gateway.write(space, gateway.Draft(body="The deploy script lives in ops/deploy.sh", title="deploy", summary="The deploy script lives in ops/deploy.sh")).entry
+    b = gateway.write(space, gateway.Draft(body="Deploys need the VPN up first", title="vpn", summary="Deploys need the VPN up first")).entry
     page = client.get(reverse("dashboard:entry", args=["nat", a.pk])).content.decode()
     assert f"/spaces/nat/related/?id={a.pk}" in page
     r = client.post(reverse("dashboard:memory-link", args=["nat"]), {"from": str(a.pk), "to": str(b.pk), "kind": "causal"},
