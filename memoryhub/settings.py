@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "template_partials",
     "django_q",
     "memoryhub.audit",
+    "memoryhub.agents",
     "memoryhub.spaces",
     "memoryhub.memories",
     "memoryhub.vault",

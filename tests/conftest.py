@@ -29,7 +29,7 @@ class Api:
 
 
 def make_api(client, name="agent", origin="local", spaces=()):
-    from memoryhub.api.models import ApiToken
+    from memoryhub.agents.models import ApiToken
 
     token, raw = ApiToken.issue(name=name, origin=origin, spaces=spaces)
     return Api(client, raw, token)

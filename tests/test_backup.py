@@ -67,12 +67,12 @@ def test_restore_refuses_to_overwrite_without_force(tmp_path):
     with hub_env(tmp_path) as env:
         manage(env, "migrate", "--noinput", "-v0")
         archive = manage(env, "backup", "--to", str(tmp_path / "b")).strip().splitlines()[-1]
-        in_django(env, "from memoryhub.api.models import ApiToken\nApiToken.issue(name='after-backup')")
+        in_django(env, "from memoryhub.agents.models import ApiToken\nApiToken.issue(name='after-backup')")
         refused = subprocess.run([sys.executable, "manage.py", "restore", archive], cwd=ROOT, env=env,
                                  capture_output=True, text=True)
         assert refused.returncode != 0 and "--force" in refused.stderr
         manage(env, "restore", archive, "--force")
-        count = in_django(env, "from memoryhub.api.models import ApiToken\nprint(ApiToken.objects.count())")
+        count = in_django(env, "from memoryhub.agents.models import ApiToken\nprint(ApiToken.objects.count())")
     assert count.split()[-1] == "0"
 
 

@@ -26,7 +26,7 @@ def turns_of(hub: LiveHub, session_id: str) -> list[str]:
 def open_grant(hub: LiveHub, session_id: str) -> str:
     """A live vault grant for the test agent's session, as a person's approval leaves one."""
     out = hub.manage("shell", "-c", (
-        "from memoryhub.api.models import ApiToken; from memoryhub.vault.models import AccessRequest, Grant; "
+        "from memoryhub.agents.models import ApiToken; from memoryhub.vault.models import AccessRequest, Grant; "
         "t = ApiToken.objects.get(name='conversation'); "
         f"r = AccessRequest.objects.create(token=t, session_id={session_id!r}, status='approved'); "
         f"Grant.objects.create(request=r, session_id={session_id!r}); print(r.pk)"))

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from memoryhub.api.models import ApiToken, hash_token
+from memoryhub.agents.models import ApiToken, hash_token
 
 pytestmark = pytest.mark.django_db
 

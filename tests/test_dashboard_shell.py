@@ -32,7 +32,7 @@ def test_admin_registers_every_model_without_secrets(client, django_user_model):
     assert ours and all(admin.site.is_registered(m) for m in ours)
     superuser = django_user_model.objects.create_superuser("root", password="pw")
     client.force_login(superuser)
-    from memoryhub.api.models import ApiToken
+    from memoryhub.agents.models import ApiToken
 
     token, raw = ApiToken.issue("bot")
     page = client.get(f"/admin/api/apitoken/{token.pk}/change/")

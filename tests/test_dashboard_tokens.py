@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from memoryhub.api.models import ApiToken, hash_token
+from memoryhub.agents.models import ApiToken, hash_token
 from memoryhub.audit.models import AuditEvent
 from memoryhub.spaces.services import default_space
 

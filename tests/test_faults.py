@@ -135,7 +135,7 @@ def test_concurrent_writers_on_one_sqlite_file_all_land(tmp_path):
         writer = """
 import json, threading
 from django.test import Client
-from memoryhub.api.models import ApiToken
+from memoryhub.agents.models import ApiToken
 _, raw = ApiToken.issue(name="writer-{n}")
 statuses = []
 def run(t):

@@ -108,7 +108,7 @@ def test_mcp_session_id_is_the_agent_session_and_delete_ends_it(hub):
 
     mcp_session(hub, token)(work)
     rows = hub.manage("shell", "-c", (
-        "from memoryhub.api.models import AgentSession as S; "
+        "from memoryhub.agents.models import AgentSession as S; "
         "print([(s.session_id, s.ended_at is not None) for s in S.objects.filter(token__name='sessions')])"))
     sessions = dict(eval(rows.strip().splitlines()[-1]))
     mcp_ids = [s for s in sessions if re.fullmatch(r"[0-9a-f]{32}", s)]
@@ -123,7 +123,7 @@ def test_mcp_session_header_names_the_session(hub):
         return payload(await session.call_tool("memory_note", {"text": "header session"}))
 
     mcp_session(hub, token, **{"X-MemoryHub-Session": "from-header"})(work)
-    out = hub.manage("shell", "-c", "from memoryhub.api.models import AgentSession as S; "
+    out = hub.manage("shell", "-c", "from memoryhub.agents.models import AgentSession as S; "
                                     "print(S.objects.filter(session_id='from-header').count())")
     assert out.split()[-1] == "1"
 

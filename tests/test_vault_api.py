@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from memoryhub.api.models import AgentSession
+from memoryhub.agents.models import AgentSession
 from memoryhub.audit.models import AuditEvent
 from memoryhub.memories.models import Entry
 from memoryhub.memories.write.gateway import forget

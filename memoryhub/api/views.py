@@ -1,27 +1,25 @@
-"""The agent API of API.md: health, providers, spaces, turns, context, sessions, tools."""
+"""The agent API of docs/api.md: health, providers, spaces, turns, context, sessions, tools."""
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
 
 from memoryhub import __version__
-from memoryhub.api import args as A
-from memoryhub.api import notebook_tools, tools
-from memoryhub.api.access import allowed_spaces, home_space, read_spaces, workspace_arg, write_space
-from memoryhub.api.endpoint import Call, endpoint
-from memoryhub.api.errors import ApiError, bad
-from memoryhub.api.models import AgentSession
+from memoryhub.access import policy
+from memoryhub.access.call import Call
+from memoryhub.agents import sessions
+from memoryhub.api.endpoint import endpoint
+from memoryhub.core.errors import bad
 from memoryhub.memories.search import recall
 from memoryhub.memories.models import Kind
 from memoryhub.memories.write import gateway
-from memoryhub.spaces import space_settings
+from memoryhub.spaces import space_service, space_settings
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.providers_info import provider_listing, space_listing
+from memoryhub.spaces.providers_info import choose_provider, provider_listing, space_listing
 from memoryhub.spaces.selection import SelectionError
-from memoryhub.spaces.services import choose_provider, valid_slug
-from memoryhub.vault.grants import end_session
+from memoryhub.tools import args as A
+from memoryhub.tools import notebooks, registry
 from providers.registry import PROVIDERS, get_provider_class
 
 
@@ -42,49 +40,31 @@ def providers(request: HttpRequest, call: Call) -> dict:
 @endpoint("GET", "POST")
 def spaces(request: HttpRequest, call: Call):
     if request.method == "GET":
-        return {"spaces": [space_listing(s) for s in allowed_spaces(call).order_by("slug")]}
+        return {"spaces": [space_listing(s) for s in policy.allowed_spaces(call).order_by("slug")]}
     return create_space(call)
 
 
 def create_space(call: Call):
-    if call.token.spaces.exists():
-        raise ApiError("forbidden", "a token restricted to some spaces cannot create spaces")
+    policy.may_create_spaces(call)
     body = call.body
     slug = A.text(body, "slug", required=True, max_len=80)
-    if not valid_slug(slug):
-        raise bad("slug must be lower-case letters, digits, - or _, starting with a letter or digit", "slug")
+    space_service.check_slug(slug)
     name = A.text(body, "name", required=True, max_len=200)
-    access = A.choice(body, "access", ("open", "vault"), default="open") or "open"
+    access = A.choice(body, "access", MemorySpace.Access.values, default=MemorySpace.Access.OPEN) or MemorySpace.Access.OPEN
     description = A.text(body, "description", max_len=2000)
     config = A.obj(body.get("config"), "config")
     if body.get("selection") is not None:
         kind, selection = smart_choice(A.obj(body.get("selection"), "selection"), description)
         config = {k: v for k, v in config.items() if k in {f.key for f in get_provider_class(kind).space_fields}}
     else:
-        kind = A.choice(body, "provider", list(PROVIDERS), default="native") or "native"
+        kind = A.choice(body, "provider", list(PROVIDERS), default=MemorySpace.NATIVE) or MemorySpace.NATIVE
         selection = {"source": "manual", "by": call.actor}
-    check_space_config(kind, config)
-    workspace = workspace_arg(call, body)
-    with transaction.atomic():
-        if MemorySpace.objects.filter(slug=slug).exists():
-            raise ApiError("conflict", f"space {slug!r} exists", "slug")
-        space = MemorySpace.objects.create(
-            slug=slug, name=name, provider=kind, access=access, description=description, config=config,
-            workspace=workspace, selection=selection,
-        )
+    space_service.check_config(kind, config)
+    space = space_service.create_space(
+        slug=slug, name=name, provider=kind, access=access, description=description, config=config,
+        workspace=policy.workspace_arg(call, body), selection=selection, actor=call.actor,
+    )
     return space_listing(space), 201
-
-
-def check_space_config(kind: str, config: dict) -> None:
-    fields = {f.key: f for f in get_provider_class(kind).space_fields}
-    for key, value in config.items():
-        if key not in fields:
-            raise bad(f"{key!r} is not a space field of {kind} (fields: {', '.join(fields) or 'none'})", "config")
-        if not isinstance(value, (str, int, float, bool)):
-            raise bad(f"config {key!r} must be a string, number or boolean", "config")
-    missing = [k for k, f in fields.items() if f.required and config.get(k) in (None, "")]
-    if missing:
-        raise bad(f"config needs {', '.join(missing)} for {kind}", "config")
 
 
 def smart_choice(selection: dict, description: str) -> tuple[str, dict]:
@@ -126,8 +106,8 @@ def turns(request: HttpRequest, call: Call):
     at = A.moment(body, "at")
     key = A.text(body, "idempotency_key", max_len=200)
     agent_context = A.choice(body, "agent_context", AGENT_CONTEXTS, default="primary") or "primary"
-    space = write_space(call, body)
-    call.touch_session(session_id)
+    space = policy.write_space(call, body)
+    sessions.touch(call.token, session_id)
     if not records(space, agent_context):
         return {"entry": None, "facts": {"asserted": [], "invalidated": []}, "redactions": 0,
                 "skipped": f"{agent_context} turns are not archived in {space.slug}"}, 200
@@ -155,14 +135,14 @@ def context(request: HttpRequest, call: Call) -> dict:
     max_chars = None
     if body.get("max_chars") is not None:
         max_chars = A.integer(body, "max_chars", default=0, low=0, high=100_000)
-    spaces = read_spaces(call, body)
-    session = call.session(session_id)
-    home = home_space(call, body)
+    spaces = policy.read_spaces(call, body)
+    session = sessions.see(call.token, session_id)
+    home = policy.home_space(call, body)
     # Notebooks first, as frozen at the session's first call; they count against the budget.
     budget = space_settings.effective(home)["maxInjectChars"] if max_chars is None else max_chars
-    pinned, pinned_items = notebook_tools.pinned(call, session, body, budget)
+    pinned, pinned_items = notebooks.pinned(call, session, body, budget)
     rest = max(0, budget - len(pinned) - (1 if pinned else 0))
-    ctx, cards = recall.inject(spaces, query, origin=recall.origin_filter(call.origin), session_id=session_id,
+    ctx, cards = recall.inject(spaces, query, origin=policy.readable_origin(call), session_id=session_id,
                                max_chars=rest, home=home)
     recall.note_recall(cards, query, call.actor)
     text = "\n".join(t for t in (pinned, ctx.text) if t)
@@ -171,21 +151,17 @@ def context(request: HttpRequest, call: Call) -> dict:
 
 @endpoint("POST")
 def session_end(request: HttpRequest, call: Call, session_id: str) -> dict:
-    AgentSession.objects.filter(token=call.token, session_id=session_id, ended_at__isnull=True).update(
-        ended_at=timezone.now())
-    return {"expired_grants": end_session(call.token, session_id)}
+    return {"expired_grants": sessions.end(call.token, session_id)}
 
 
 @endpoint("GET")
 def tool_list(request: HttpRequest, call: Call) -> dict:
-    return {"tools": [t.schema() for t in tools.TOOLS.values()]}
+    return {"tools": [t.schema() for t in registry.TOOLS.values()]}
 
 
 @endpoint("POST")
 def tool_call(request: HttpRequest, call: Call, name: str) -> dict:
-    if name not in tools.TOOLS:
-        raise ApiError("not_found", f"no tool {name!r}")
+    tool = registry.get(name)
     session_id = session_arg(call.body)
     arguments = A.obj(call.body.get("arguments"), "arguments")
-    call.session(session_id)
-    return {"result": tools.run(call, name, session_id, arguments)}
+    return {"result": sessions.run(call.token, session_id, lambda: tool.handler(call, session_id, arguments))}

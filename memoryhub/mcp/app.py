@@ -19,8 +19,8 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
-from memoryhub.api.endpoint import MAX_BODY
-from memoryhub.api.errors import STATUS, ApiError, bad
+from memoryhub.agents.calls import MAX_BODY
+from memoryhub.core.errors import STATUS, ApiError, bad
 from memoryhub.mcp import bridge
 from memoryhub.mcp.server import TOKEN_KEY, build_server
 

@@ -1,4 +1,4 @@
-"""The MCP server: tools/list and tools/call over memoryhub.api.tools.TOOLS, so a registered tool appears here too."""
+"""The MCP server: tools/list and tools/call over memoryhub.tools.registry, so a registered tool appears here too."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from asgiref.sync import sync_to_async
 from mcp.server import Server, ServerRequestContext
 
 from memoryhub import __version__
-from memoryhub.api import tools
-from memoryhub.api.errors import ApiError, bad
+from memoryhub.agents.calls import api_error
+from memoryhub.core.errors import ApiError, bad
 from memoryhub.mcp import bridge
+from memoryhub.tools import registry
 
 TOKEN_KEY = "memoryhub.token"  # the ASGI scope key the auth layer (app.py) puts the caller's ApiToken under
 SESSION_HEADER = "x-memoryhub-session"
@@ -46,7 +47,7 @@ def error_result(error: ApiError) -> types.CallToolResult:
 
 async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
     return types.ListToolsResult(tools=[types.Tool(name=t.name, description=t.description, input_schema=t.parameters)
-                                        for t in tools.TOOLS.values()])
+                                        for t in registry.TOOLS.values()])
 
 
 async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -58,7 +59,7 @@ async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestPara
         session_id = session_for(ctx, arguments)
         result = await sync_to_async(bridge.call_tool, thread_sensitive=True)(token, params.name, session_id, arguments)
     except Exception as exc:  # a tool error is a result the model reads, never a crashed request
-        return error_result(bridge.api_error(exc))
+        return error_result(api_error(exc, f"the MCP tool call {params.name}"))
     return types.CallToolResult(content=as_text(result), structured_content=result)
 
 

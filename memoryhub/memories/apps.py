@@ -6,7 +6,9 @@ class MemoriesConfig(AppConfig):
     label = "memories"
 
     def ready(self) -> None:
-        """Register the worker's jobs and tasks, and the follow-ups that listen to the write gateway."""
+        """Register the worker's jobs and tasks, and the follow-ups that listen to the write gateway and to spaces."""
+        from django.db.models.signals import pre_delete
+
         from memoryhub.jobs import registry
         from memoryhub.memories import jobs
         from memoryhub.memories.growth import enrich, topics
@@ -14,6 +16,7 @@ class MemoriesConfig(AppConfig):
         from memoryhub.memories.notebooks import export
         from memoryhub.memories.search import fulltext, vectors
         from memoryhub.memories.write import events
+        from memoryhub.spaces.models import MemorySpace
 
         registry.job("persona_rebuild", "Persona rebuild", jobs.persona_rebuild)
         registry.job("verify_write", "Verify a remote write", jobs.verify_write)
@@ -39,3 +42,5 @@ class MemoriesConfig(AppConfig):
         events.entries_changed.connect(enrich.on_entries_changed, dispatch_uid="memories.enrich")  # edges, topic
         events.entries_changed.connect(topics.on_entries_changed, dispatch_uid="memories.topics")  # recount cards
         events.entries_changed.connect(export.on_entries_changed, dispatch_uid="memories.export")  # MEMORY.md
+        # A deleted space's entries leave the search index (the dashboard, the admin, a cascade alike).
+        pre_delete.connect(fulltext.unindex_space, sender=MemorySpace, dispatch_uid="memories.unindex_space")

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from providers.registry import PROVIDERS
 
-PROVIDER_KINDS = [(kind, kind) for kind in PROVIDERS]
+PROVIDER_KINDS = [(kind, kind) for kind in PROVIDERS]  # the registry is the list; no second copy of it here
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
 
 
@@ -56,15 +56,19 @@ class ProviderService(models.Model):
 
 
 class MemorySpace(models.Model):
-    ACCESS_CHOICES = [("open", "open"), ("vault", "vault")]
+    NATIVE = "native"  # the provider kind of the hub's own store
+
+    class Access(models.TextChoices):
+        OPEN = "open", "open"  # agents read and write
+        VAULT = "vault", "vault"  # agents write; reading needs a person's approval
 
     slug = models.SlugField(max_length=80, unique=True)
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True, help_text="What belongs here; also the routing boundary for smart selection.")
     workspace = models.ForeignKey(Workspace, null=True, blank=True, on_delete=models.CASCADE, related_name="spaces")
-    provider = models.CharField(max_length=20, choices=PROVIDER_KINDS, default="native")
+    provider = models.CharField(max_length=20, choices=PROVIDER_KINDS, default=NATIVE)
     config = models.JSONField(default=dict, blank=True, help_text="The provider's space fields.")
-    access = models.CharField(max_length=10, choices=ACCESS_CHOICES, default="open")
+    access = models.CharField(max_length=10, choices=Access.choices, default=Access.OPEN)
     active = models.BooleanField(default=True)
     is_default = models.BooleanField(default=False, help_text="Where writes go when none is named.")
     settings = models.JSONField(default=dict, blank=True, help_text="Per-space overrides of the global defaults.")
@@ -92,8 +96,8 @@ class MemorySpace(models.Model):
 
     @property
     def is_vault(self) -> bool:
-        return self.access == "vault"
+        return self.access == self.Access.VAULT
 
     @property
     def is_native(self) -> bool:
-        return self.provider == "native"
+        return self.provider == self.NATIVE

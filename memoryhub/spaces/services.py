@@ -140,19 +140,3 @@ def record_service_error(kind: str, exc: ProviderError) -> None:
     if exc.permanent and not isinstance(exc, SpaceConfigError):
         updates["enabled"] = False
     ProviderService.objects.filter(kind=kind).update(**updates)
-
-
-def choose_provider(candidates: list[str], **rules):
-    """Smart selection with what the hub knows: which kinds are available, and the configured LLM if any."""
-    from memoryhub.core import llm
-    from memoryhub.spaces.providers_info import provider_state
-    from memoryhub.spaces.selection import select_provider
-
-    available = {kind: provider_state(kind)["available"] for kind in candidates}
-    client = llm.get_client()
-    ask = (lambda prompt: client.complete([{"role": "user", "content": prompt}])) if client else None
-    try:
-        return select_provider(candidates, available=available, llm=ask, **rules)
-    finally:
-        if client is not None:
-            client.close()

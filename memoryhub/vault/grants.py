@@ -1,67 +1,66 @@
 """Grant lifetimes: a grant lives only as long as the session that asked for it.
 
-A session ends when the agent says so (`/api/v1/sessions/{id}/end`) or when it has been silent
-for `SESSION_IDLE_MINUTES`; either way its live grants end and its undecided requests close.
+A session ends when the agent says so or when it has been silent for `SESSION_IDLE_MINUTES`
+(memoryhub.agents.sessions decides both and sends `session_ended`); either way its live grants end
+and its undecided requests close.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from memoryhub.api.models import AgentSession, ApiToken
+from memoryhub.agents import sessions
 from memoryhub.audit.models import record
 from memoryhub.vault.models import AccessRequest, Grant
 
 
-def idle_limit() -> timedelta:
-    return timedelta(minutes=settings.MEMORYHUB["SESSION_IDLE_MINUTES"])
+def end_session(token_id: int | None, session_id: str, reason: str = "ended", actor: str = "hub", **_) -> int:
+    """End every live grant of this token's session and close its pending requests; returns how many grants ended.
 
-
-def end_session(token, session_id: str, reason: str = "ended") -> int:
-    """End every live grant of this token's session and close its pending requests; returns how many grants ended."""
+    The receiver of agents' `session_ended`."""
     now = timezone.now()
-    AccessRequest.objects.filter(token=token, session_id=session_id, status="pending").update(
-        status="closed", decided_at=now)
-    live = Grant.objects.filter(request__token=token, session_id=session_id, ended_at__isnull=True,
+    AccessRequest.objects.filter(token_id=token_id, session_id=session_id, status=AccessRequest.Status.PENDING).update(
+        status=AccessRequest.Status.CLOSED, decided_at=now)
+    live = Grant.objects.filter(request__token_id=token_id, session_id=session_id, ended_at__isnull=True,
                                 revoked_at__isnull=True)
     ids = list(live.values_list("request_id", flat=True))
     count = live.update(ended_at=now)
     if count:
-        actor = token.actor if isinstance(token, ApiToken) else "hub"
         record(actor, "vault.session_end", session_id, reason=reason, requests=ids)
     return count
-
-
-def end_if_idle(session: AgentSession, now: datetime) -> int:
-    """Before a session's idle clock is refreshed: if it was silent too long, it has ended for the vault."""
-    if now - session.last_seen_at <= idle_limit():
-        return 0
-    return end_session(session.token_id, session.session_id, reason="idle")
-
-
-def session_over(token_id: int | None, session_id: str, now: datetime | None = None) -> bool:
-    """True when the session was ended, went idle, or its token is gone."""
-    session = AgentSession.objects.filter(token_id=token_id, session_id=session_id).first()
-    if token_id is None or session is None or session.ended_at is not None:
-        return True
-    return (now or timezone.now()) - session.last_seen_at > idle_limit()
 
 
 def expire_idle() -> int:
     """End grants and close requests of every session that is over; the vault pages sweep on each view."""
     now = timezone.now()
-    pairs = set(AccessRequest.objects.filter(status="pending").values_list("token_id", "session_id"))
+    pairs = set(AccessRequest.objects.filter(status=AccessRequest.Status.PENDING).values_list("token_id", "session_id"))
     pairs |= set(Grant.objects.filter(ended_at__isnull=True, revoked_at__isnull=True)
                  .values_list("request__token_id", "session_id"))
-    ended = 0
-    for token_id, session_id in pairs:
-        if session_over(token_id, session_id, now):
-            ended += end_session(token_id, session_id, reason="idle")
-    return ended
+    return sum(sessions.expire(token_id, session_id) for token_id, session_id in pairs
+               if sessions.is_over(token_id, session_id, now))
+
+
+def file_request(token, session_id: str, criteria: dict, spaces: list, entry_ids: list[int]) -> AccessRequest:
+    """An agent's request over what matched its criteria now; with no match it is closed at once."""
+    with transaction.atomic():
+        req = AccessRequest.objects.create(
+            token=token, session_id=session_id, criteria=criteria, matched=len(entry_ids),
+            status=AccessRequest.Status.PENDING if entry_ids else AccessRequest.Status.CLOSED,
+            decided_at=None if entry_ids else timezone.now(),
+        )
+        req.spaces.set(spaces)
+        req.entries.set(entry_ids)
+        record(token.actor, "vault.request", req.id, session=session_id, criteria=criteria, entries=entry_ids)
+    return req
+
+
+def read(grant: Grant, actor: str) -> list:
+    """The granted entries still live, newest first; the read is logged."""
+    entries = list(grant.entries.live().order_by("-at", "-id"))
+    Grant.objects.filter(pk=grant.pk).update(last_read_at=timezone.now())
+    record(actor, "vault.read", grant.request_id, session=grant.session_id, entries=[e.pk for e in entries])
+    return entries
 
 
 class OutsideRequest(ValueError):
@@ -79,13 +78,15 @@ def approve(req: AccessRequest, entry_ids: list[int] | None, user) -> Grant:
     now = timezone.now()
     grant = Grant.objects.create(request=req, session_id=req.session_id, created_at=now)
     grant.entries.set(chosen)
-    AccessRequest.objects.filter(pk=req.pk).update(status="approved", decided_at=now, decided_by=user)
+    AccessRequest.objects.filter(pk=req.pk).update(status=AccessRequest.Status.APPROVED, decided_at=now,
+                                                   decided_by=user)
     record(user.get_username(), "vault.grant", req.id, user=user, session=req.session_id, entries=sorted(chosen))
     return grant
 
 
 def deny(req: AccessRequest, user) -> None:
-    AccessRequest.objects.filter(pk=req.pk).update(status="denied", decided_at=timezone.now(), decided_by=user)
+    AccessRequest.objects.filter(pk=req.pk).update(status=AccessRequest.Status.DENIED, decided_at=timezone.now(),
+                                                   decided_by=user)
     record(user.get_username(), "vault.deny", req.id, user=user, session=req.session_id,
            entries=sorted(req.entries.values_list("pk", flat=True)))
 

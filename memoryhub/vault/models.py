@@ -14,10 +14,14 @@ def new_request_id() -> str:
 
 
 class AccessRequest(models.Model):
-    STATUS_CHOICES = [("pending", "pending"), ("approved", "approved"), ("denied", "denied"), ("closed", "closed")]
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        APPROVED = "approved", "approved"
+        DENIED = "denied", "denied"
+        CLOSED = "closed", "closed"  # nothing matched, or the session ended before a decision
 
     id = models.CharField(primary_key=True, max_length=40, default=new_request_id, editable=False)
-    token = models.ForeignKey("api.ApiToken", null=True, on_delete=models.SET_NULL, related_name="requests")
+    token = models.ForeignKey("agents.ApiToken", null=True, on_delete=models.SET_NULL, related_name="requests")
     session_id = models.CharField(max_length=200, db_index=True)
     spaces = models.ManyToManyField("spaces.MemorySpace", related_name="access_requests")
     criteria = models.JSONField(default=dict)
@@ -26,7 +30,7 @@ class AccessRequest(models.Model):
         "memories.Entry", blank=True, related_name="access_requests",
         help_text="The entries that matched when the request was filed: an approval can never reach beyond them.",
     )
-    status = models.CharField(max_length=10, choices=STATUS_CHOICES, default="pending", db_index=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
     created_at = models.DateTimeField(default=timezone.now)
     decided_at = models.DateTimeField(null=True, blank=True)
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from memoryhub.api.models import ApiToken
+from memoryhub.agents.models import ApiToken
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.spaces.models import ProviderService

@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods
 
 from memoryhub.spaces.selection import BOUNDARIES, PREFERENCES, REQUIREMENTS, SelectionError
-from memoryhub.spaces.services import choose_provider
+from memoryhub.spaces.providers_info import choose_provider
 from providers.registry import PROVIDERS, get_provider_class
 
 SALT = "memoryhub.selection"

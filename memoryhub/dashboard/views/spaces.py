@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -13,17 +12,15 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from memoryhub.audit.models import record
+from memoryhub.core.errors import ApiError
 from memoryhub.dashboard.access import htmx_partial, render_page, space_for_user
 from memoryhub.dashboard.forms import SpaceForm
 from memoryhub.dashboard.views.choose import signed_selection
 from memoryhub.memories.search import recall
-from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import Entry
+from memoryhub.spaces import space_service
 from memoryhub.spaces.models import MemorySpace
 from providers.registry import PROVIDERS, get_provider_class
-
-UNINDEX_CHUNK = 500
 
 
 def overview_rows(**filters) -> list[MemorySpace]:
@@ -58,14 +55,17 @@ def space_create(request: HttpRequest) -> HttpResponse:
         data = form.cleaned_data
         selection = (signed_selection(selection_token, kind) if selection_token else None) or {
             "source": "manual", "by": request.user.get_username()}
-        space = MemorySpace.objects.create(
-            slug=data["slug"], name=data["name"], provider=kind, access=data["access"], active=data["active"],
-            workspace=data["workspace"], description=data["description"], config=form.config(),
-            selection=selection,
-        )
-        record(request.user.get_username(), "space.create", space.slug, user=request.user, provider=kind)
-        messages.success(request, _("Space %(slug)s created.") % {"slug": space.slug})
-        return done(request, reverse("dashboard:space", args=[space.slug]))
+        try:
+            space = space_service.create_space(
+                slug=data["slug"], name=data["name"], provider=kind, access=data["access"], active=data["active"],
+                workspace=data["workspace"], description=data["description"], config=form.config(),
+                selection=selection, actor=request.user.get_username(), user=request.user,
+            )
+        except ApiError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        else:
+            messages.success(request, _("Space %(slug)s created.") % {"slug": space.slug})
+            return done(request, reverse("dashboard:space", args=[space.slug]))
     return render_page(request, "dashboard/space_form.html", "form",
                        {"form": form, "nav": "spaces", "selection_token": selection_token})
 
@@ -78,14 +78,15 @@ def space_edit(request: HttpRequest, slug: str) -> HttpResponse:
                "workspace": space.workspace_id, "description": space.description}
     form = SpaceForm(request.POST or None, kind=space.provider, space=space, initial=initial)
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        for name in ("name", "access", "active", "workspace", "description"):
-            setattr(space, name, data[name])
-        space.config = form.config()
-        space.save()
-        record(request.user.get_username(), "space.edit", space.slug, user=request.user)
-        messages.success(request, _("Space %(slug)s saved.") % {"slug": space.slug})
-        return done(request, reverse("dashboard:home"))
+        changes = {name: form.cleaned_data[name] for name in ("name", "access", "active", "workspace", "description")}
+        try:
+            space_service.update_space(space, actor=request.user.get_username(), user=request.user,
+                                       config=form.config(), **changes)
+        except ApiError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        else:
+            messages.success(request, _("Space %(slug)s saved.") % {"slug": space.slug})
+            return done(request, reverse("dashboard:home"))
     return render_page(request, "dashboard/space_form.html", "form", {"form": form, "space": space, "nav": "spaces"})
 
 
@@ -99,21 +100,10 @@ def done(request: HttpRequest, url: str) -> HttpResponse:
 def space_toggle(request: HttpRequest, slug: str) -> HttpResponse:
     """Activate or deactivate: an inactive space takes no automatic reads or writes."""
     space = space_for_user(request, slug)
-    MemorySpace.objects.filter(pk=space.pk).update(active=not space.active)
-    record(request.user.get_username(), "space.deactivate" if space.active else "space.activate", space.slug,
-           user=request.user)
+    space_service.set_active(space, not space.active, actor=request.user.get_username(), user=request.user)
     if htmx_partial(request):
         return render(request, "dashboard/home.html#space-row", {"space": overview_rows(pk=space.pk)[0]})
     return redirect("dashboard:home")
-
-
-def deletion_blocker(space: MemorySpace) -> str:
-    """Why a space may not be deleted, or "": the hub always keeps one native space to write to."""
-    if space.is_native and space.is_default and not MemorySpace.objects.filter(provider="native").exclude(
-            pk=space.pk).exists():
-        return _("This is the last native space; agents would have nowhere to write. Create another native "
-                 "space first.")
-    return ""
 
 
 @require_http_methods(["GET", "POST"])
@@ -121,19 +111,13 @@ def deletion_blocker(space: MemorySpace) -> str:
 def space_delete(request: HttpRequest, slug: str) -> HttpResponse:
     """Confirm first, saying exactly what goes: native data is lost, a third-party space is only disconnected."""
     space = space_for_user(request, slug)
-    blocker = deletion_blocker(space)
+    blocker = space_service.deletion_blocker(space)
     losses = {}
     if space.is_native:
         losses = {"entries": Entry.objects.live().filter(space=space).count(), "facts": space.facts.count(),
                   "topics": space.topics.count()}
     if request.method == "POST" and not blocker:
-        with transaction.atomic():
-            ids = list(Entry.objects.filter(space=space).values_list("pk", flat=True))
-            for start in range(0, len(ids), UNINDEX_CHUNK):
-                fts.unindex(ids[start : start + UNINDEX_CHUNK])
-            space.delete()
-        action = "space.delete" if space.is_native else "space.disconnect"
-        record(request.user.get_username(), action, slug, user=request.user, provider=space.provider, **losses)
+        space_service.delete_space(space, actor=request.user.get_username(), user=request.user, **losses)
         if space.is_native:
             messages.success(request, _("Space %(slug)s deleted.") % {"slug": slug})
         else:

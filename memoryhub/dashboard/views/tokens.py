@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from memoryhub.api.models import ApiToken
+from memoryhub.agents.models import ApiToken
 from memoryhub.audit.models import record
 from memoryhub.dashboard.forms_providers import TokenForm
 from memoryhub.dashboard.partials import htmx_partial

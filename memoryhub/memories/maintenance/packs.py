@@ -17,9 +17,11 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from memoryhub.core.errors import ApiError
 from memoryhub.memories.models import Edge, Entry, Fact, OpLog, Persona, Topic
 from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.space_service import create_space
 
 SCHEMA = "memoryhub.pack"
 SCHEMA_VERSION = 1
@@ -111,16 +113,19 @@ def free_slug(base: str) -> str:
     return slug
 
 
-def import_pack(data: bytes, *, slug: str = "", name: str = "") -> MemorySpace:
+def import_pack(data: bytes, *, slug: str = "", name: str = "", actor: str = "hub") -> MemorySpace:
     """A new native space holding the pack's memory, every id remapped; all or nothing."""
     manifest, files = read(data)
     meta = manifest["space"]
     with transaction.atomic():
-        space = MemorySpace.objects.create(
-            slug=free_slug(slug or meta["slug"]), name=name or meta.get("name") or meta["slug"],
-            description=meta.get("description", ""), access=meta.get("access", "open"),
-            settings=meta.get("settings", {}), provider="native",
-        )
+        try:
+            space = create_space(
+                slug=free_slug(slug or meta["slug"]), name=name or meta.get("name") or meta["slug"],
+                description=meta.get("description", ""), access=meta.get("access", "open"),
+                settings=meta.get("settings", {}), actor=actor,
+            )
+        except ApiError as exc:
+            raise PackError(exc.message) from exc
         topics = {}
         for row in files["topics.json"]:
             old = row.pop("id")

@@ -94,6 +94,13 @@ def unindex(entry_ids: Iterable[int]) -> None:
     vectors.drop(ids)
 
 
+def unindex_space(sender, instance, **kwargs) -> None:
+    """pre_delete of a MemorySpace: its entries leave the index, which no foreign key cascades to."""
+    ids = [pk for (pk,) in sql.rows("SELECT id FROM memories_entry WHERE space_id = %s", [instance.pk])]
+    for start in range(0, len(ids), 500):
+        unindex(ids[start : start + 500])
+
+
 class Plan(NamedTuple):
     tokens: list[str]
     joiner: str  # " OR " or " AND "

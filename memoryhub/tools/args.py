@@ -9,7 +9,7 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from memoryhub.api.errors import bad
+from memoryhub.core.errors import bad
 from memoryhub.memories.models import CATEGORIES
 
 MISSING = object()

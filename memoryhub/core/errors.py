@@ -1,4 +1,9 @@
-"""The API's one error type and its JSON shape (API.md: {"error": {"code", "message", "field"}})."""
+"""The hub's one error type: what a caller did wrong or what failed, as the agent API answers it.
+
+Its JSON shape is docs/api.md's `{"error": {"code", "message", "field"}}`. Every layer may raise it
+(the space service refuses a bad slug with it, the dashboard shows its message on the form); the
+faces turn it into their answer (`response()` for HTTP, an MCP tool error for MCP).
+"""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.api.models import ApiToken
+from memoryhub.agents.models import ApiToken
 from memoryhub.spaces.models import MemorySpace
 
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from memoryhub.api import args as A
-from memoryhub.api.access import allowed_spaces, workspace_arg
-from memoryhub.api.endpoint import Call
-from memoryhub.api.errors import ApiError, bad
-from memoryhub.api.tools import WORKSPACE, tool
+from memoryhub.access import policy
+from memoryhub.access.call import Call
+from memoryhub.core.errors import ApiError, bad
 from memoryhub.memories.notebooks import hot as nb
-from memoryhub.spaces.models import Workspace
-from memoryhub.spaces.services import DEFAULT_SPACE_SLUG
+from memoryhub.tools import args as A
+from memoryhub.tools.base import WORKSPACE, tool
 
 MAX_OPERATIONS = 50
 
@@ -34,25 +32,6 @@ OPERATION = {
     "required": ["action", "target"],
     "additionalProperties": False,
 }
-
-
-def notebook_workspace(call: Call, args: dict) -> Workspace | None:
-    """The workspace whose notebooks a call may use; raises forbidden when the token may not."""
-    workspace = workspace_arg(call, args)
-    if not may_use(call, workspace):
-        raise ApiError("forbidden", "this token may not use these notebooks: they need a local-origin token "
-                                    "allowed the workspace's default space", "workspace")
-    return workspace
-
-
-def may_use(call: Call, workspace: Workspace | None) -> bool:
-    """Notebooks are shared by all origins, so only local tokens allowed their mirror space use them."""
-    if call.origin != "local":
-        return False
-    if not call.token.spaces.exists():
-        return True
-    mirror = {"workspace": workspace, "is_default": True} if workspace else {"slug": DEFAULT_SPACE_SLUG}
-    return allowed_spaces(call).filter(**mirror).exists()
 
 
 def operation(item: dict, where: str) -> nb.Op:
@@ -89,7 +68,7 @@ def operations(args: dict) -> list[nb.Op]:
        "operations": {"type": "array", "items": OPERATION, "maxItems": MAX_OPERATIONS}, "workspace": WORKSPACE})
 def memory(call: Call, session_id: str, args: dict) -> dict:
     ops = operations(args)
-    workspace = notebook_workspace(call, args)
+    workspace = policy.notebook_workspace(call, args)
     try:
         outcome = nb.apply(workspace, ops, actor=call.actor, session_id=session_id, origin=call.origin)
     except nb.Refused as exc:
@@ -109,8 +88,8 @@ def memory(call: Call, session_id: str, args: dict) -> dict:
 
 def pinned(call: Call, session, body: dict, max_chars: int) -> tuple[str, list[dict]]:
     """The /context prefix: the session's frozen global notebooks, then the workspace's, within max_chars."""
-    scopes = [None] + ([w] if (w := workspace_arg(call, body)) else [])
-    scopes = [w for w in scopes if may_use(call, w)]
+    scopes = [None] + ([w] if (w := policy.workspace_arg(call, body)) else [])
+    scopes = [w for w in scopes if policy.may_use_notebooks(call, w)]
     if not scopes:
         return "", []
     return nb.render_snapshot(nb.freeze(session, scopes), max_chars)

@@ -1,4 +1,8 @@
-"""API tokens (stored hashed) and agent sessions."""
+"""Who an agent is: API tokens (stored hashed), agent sessions and per-minute rate windows.
+
+The tables keep the names they had when these models lived in the `api` app (`api_apitoken`…):
+moving code between apps must not move users' data.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from django.db import models
 from django.utils import timezone
 
 TOKEN_PREFIX = "mh_"
+LOCAL_ORIGIN = "local"  # the agent runs beside the hub: it sees memories of every origin
 
 
 def hash_token(raw: str) -> str:
@@ -20,7 +25,7 @@ class ApiToken(models.Model):
     name = models.CharField(max_length=100)
     prefix = models.CharField(max_length=12, help_text="The first characters, to recognise a token without storing it.")
     token_hash = models.CharField(max_length=64, unique=True)
-    origin = models.CharField(max_length=60, default="local")
+    origin = models.CharField(max_length=60, default=LOCAL_ORIGIN)
     spaces = models.ManyToManyField("spaces.MemorySpace", blank=True, related_name="tokens")
     created_at = models.DateTimeField(default=timezone.now)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -28,17 +33,18 @@ class ApiToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "api_apitoken"
         ordering = ["name"]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
 
     @classmethod
-    def issue(cls, name: str, origin: str = "local", spaces=(), user=None) -> tuple["ApiToken", str]:
+    def issue(cls, name: str, origin: str = LOCAL_ORIGIN, spaces=(), user=None) -> tuple["ApiToken", str]:
         """Create a token; the raw value is returned once and never stored."""
         raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
         token = cls.objects.create(
-            name=name, origin=origin or "local", prefix=raw[:10], token_hash=hash_token(raw), created_by=user
+            name=name, origin=origin or LOCAL_ORIGIN, prefix=raw[:10], token_hash=hash_token(raw), created_by=user
         )
         if spaces:
             token.spaces.set(spaces)
@@ -60,6 +66,7 @@ class AgentSession(models.Model):
     snapshot = models.JSONField(default=dict, blank=True, help_text="What was frozen at the session's first context call.")
 
     class Meta:
+        db_table = "api_agentsession"
         constraints = [models.UniqueConstraint(fields=["token", "session_id"], name="session_unique_per_token")]
 
     def __str__(self) -> str:
@@ -67,11 +74,12 @@ class AgentSession(models.Model):
 
 
 class RateWindow(models.Model):
-    """Requests per token in one clock minute: one row, bumped by one atomic upsert per call (see endpoint.rate_limit)."""
+    """Requests per token in one clock minute: one row, bumped by one atomic upsert per call (see auth.rate_limit)."""
 
     token = models.ForeignKey(ApiToken, on_delete=models.CASCADE, related_name="+")
     minute = models.BigIntegerField(help_text="Minutes since the epoch.")
     count = models.PositiveIntegerField(default=0)
 
     class Meta:
+        db_table = "api_ratewindow"
         constraints = [models.UniqueConstraint(fields=["token", "minute"], name="rate_window_token_minute")]

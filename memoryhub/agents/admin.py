@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from memoryhub.api.models import AgentSession, ApiToken, RateWindow
+from memoryhub.agents.models import AgentSession, ApiToken, RateWindow
 
 
 @admin.register(ApiToken)

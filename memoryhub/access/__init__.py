@@ -1,0 +1,7 @@
+"""Who may see and change what: the one policy module of agent calls (the API and MCP alike).
+
+`Call` is one authenticated call, with what it resolved cached on it (the token's spaces, the
+workspace). `policy` answers every access question a tool or an endpoint asks: which spaces a
+read covers and where a write goes, whether this caller may see or change one memory, topic, fact,
+vault request or notebook. No tool filters by origin, token or space on its own; a new rule goes here.
+"""

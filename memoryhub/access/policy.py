@@ -1,0 +1,236 @@
+"""The access rules of agent calls: spaces a call may read or write, and whether it may see one object.
+
+Token restrictions (a token may be limited to some spaces), the workspace an agent works in,
+inactive and vault spaces, origin isolation (a non-local token sees only its own origin), vault
+requests bound to their session, notebooks only for local tokens. Each answer raises ApiError
+with the field to blame, or returns what the call may use.
+"""
+
+from __future__ import annotations
+
+import os
+
+from django.db.models import Q, QuerySet
+
+from memoryhub.access.call import Call
+from memoryhub.agents import sessions
+from memoryhub.core.errors import ApiError, bad
+from memoryhub.memories.models import Entry, Topic
+from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_path
+from memoryhub.spaces.services import DEFAULT_SPACE_SLUG, NotFound, default_space, resolve_workspace, workspace_space
+from memoryhub.vault.models import AccessRequest, Grant
+
+VAULT = MemorySpace.Access.VAULT
+
+
+# --- spaces -------------------------------------------------------------------------------
+def allowed_spaces(call: Call) -> QuerySet[MemorySpace]:
+    """Every space the token may use (all when it names none)."""
+    qs = MemorySpace.objects.select_related("workspace")
+    return qs.filter(pk__in=call.restricted_to) if call.restricted_to else qs.all()
+
+
+def workspace_arg(call: Call, args: dict) -> Workspace | None:
+    """The `workspace` argument (an absolute path creates its workspace), resolved once per call."""
+    value = args.get("workspace")
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str) or len(value) > 1000:
+        raise bad("workspace must be an absolute path or a workspace slug", "workspace")
+    if value not in call.workspaces:
+        try:
+            call.workspaces[value] = resolve_workspace(value)
+        except NotFound as exc:
+            raise ApiError("not_found", str(exc), "workspace") from exc
+    return call.workspaces[value]
+
+
+def named_space(call: Call, slug: str, field: str = "space") -> MemorySpace:
+    if not isinstance(slug, str):
+        raise bad(f"{field} must be a space slug", field)
+    space = MemorySpace.objects.select_related("workspace").filter(slug=slug).first()
+    if space is None:
+        raise ApiError("not_found", f"no space {slug!r}", field)
+    if call.restricted_to and space.pk not in call.restricted_to:
+        raise ApiError("forbidden", f"this token may not use space {slug!r}", field)
+    return space
+
+
+def write_space(call: Call, args: dict) -> MemorySpace:
+    """Where a write goes: the named space, else the token's only space, else the workspace default."""
+    workspace = workspace_arg(call, args)
+    if args.get("space") not in (None, ""):
+        return named_space(call, args["space"])
+    restricted = call.restricted_to
+    if len(restricted) == 1:
+        return allowed_spaces(call).get()
+    candidate = workspace_space(workspace) if workspace else default_space()
+    if restricted and candidate.pk not in restricted:
+        raise bad("this token may use several spaces; name one with space", "space")
+    return candidate
+
+
+def read_spaces(call: Call, args: dict) -> list[MemorySpace]:
+    """Spaces a read covers: the named one (must be active), else every active, non-vault space visible."""
+    workspace = workspace_arg(call, args)
+    if args.get("space") not in (None, ""):
+        space = named_space(call, args["space"])
+        if not space.active:
+            raise ApiError("forbidden", f"space {space.slug!r} is inactive", "space")
+        return [] if space.is_vault else [space]
+    qs = allowed_spaces(call).filter(active=True).exclude(access=VAULT)
+    if workspace:
+        qs = qs.filter(Q(workspace=workspace) | Q(workspace__isnull=True))
+    return list(qs)
+
+
+def home_space(call: Call, args: dict) -> MemorySpace | None:
+    """The space whose settings shape a multi-space read: where this call's writes would go, if anywhere."""
+    try:
+        return write_space(call, args)
+    except ApiError:
+        return None
+
+
+def may_create_spaces(call: Call) -> None:
+    """Only a token allowed every space may add one."""
+    if call.restricted_to:
+        raise ApiError("forbidden", "a token restricted to some spaces cannot create spaces")
+
+
+def project_workspace(value: str) -> Workspace | None:
+    """A vault request's `project`, by slug or absolute path; never creates one."""
+    value = value.strip()
+    if not value:
+        return None
+    slug = workspace_slug_for_path(os.path.normpath(value)) if value.startswith("/") else value
+    workspace = Workspace.objects.filter(slug=slug).first()
+    if workspace is None:
+        raise ApiError("not_found", f"no project {value!r}", "project")
+    return workspace
+
+
+def vault_spaces(call: Call, args: dict, workspace: Workspace | None) -> list[MemorySpace]:
+    """The named vault space, else every active native vault space the token may use (of the project)."""
+    if args.get("space") not in (None, ""):
+        space = named_space(call, args["space"])
+        if not space.is_vault:
+            raise bad(f"space {space.slug!r} is not a vault; search it with memory_search", "space")
+        if not space.active:
+            raise ApiError("forbidden", f"space {space.slug!r} is inactive", "space")
+        if not space.is_native:
+            raise ApiError("unsupported", f"requests cover native vault spaces; {space.slug!r} is not", "space")
+        spaces = [space]
+    else:
+        spaces = list(allowed_spaces(call).filter(access=VAULT, active=True, provider=MemorySpace.NATIVE))
+    return [s for s in spaces if workspace is None or s.workspace_id == workspace.pk]
+
+
+# --- origins ------------------------------------------------------------------------------
+def readable_origin(call: Call, scope: str = "all") -> str | None:
+    """The one origin this call may read, or None for every origin.
+
+    A non-local token sees only its own origin whatever it asks; a local token may narrow with scope."""
+    if not call.is_local:
+        return call.origin
+    return None if scope in ("", "all") else scope
+
+
+def of_visible_origin(call: Call, rows: QuerySet) -> QuerySet:
+    """Rows (entries, facts) narrowed to what this call's origin may see."""
+    return rows if call.is_local else rows.filter(origin=call.origin)
+
+
+# --- one object ---------------------------------------------------------------------------
+def _readable_space(call: Call, space: MemorySpace, record_id: str) -> None:
+    """The space behind one memory id: allowed and active; a vault is as if the memory did not exist."""
+    if space.is_vault:
+        raise ApiError("not_found", f"no memory {record_id!r}", "id")
+    named_space(call, space.slug, "id")
+    if not space.active:
+        raise ApiError("forbidden", f"space {space.slug!r} is inactive", "id")
+
+
+def visible_entry(call: Call, record_id: str) -> Entry:
+    """A native entry this call may read: allowed, active, not vault, origin-visible; else not_found."""
+    entry = Entry.objects.live().select_related("space").filter(pk=int(record_id)).first()
+    if entry is None or entry.space.is_vault:
+        raise ApiError("not_found", f"no memory {record_id!r}", "id")
+    named_space(call, entry.space.slug, "id")
+    if not call.is_local and entry.origin != call.origin:
+        raise ApiError("not_found", f"no memory {record_id!r}", "id")
+    if not entry.space.active:
+        raise ApiError("forbidden", f"space {entry.space.slug!r} is inactive", "id")
+    return entry
+
+
+def visible_topic(call: Call, record_id: str) -> tuple[Topic, list[Entry]]:
+    """A topic card (`t<id>`) and the turns of it this call may see; not_found when it may see none."""
+    topic = Topic.objects.select_related("space").filter(pk=int(record_id[1:])).first()
+    if topic is None:
+        raise ApiError("not_found", f"no memory {record_id!r}", "id")
+    _readable_space(call, topic.space, record_id)
+    turns = list(of_visible_origin(call, topic.entries.live().order_by("at", "id")))
+    if not turns:
+        raise ApiError("not_found", f"no memory {record_id!r}", "id")
+    return topic, turns
+
+
+def remote_space(call: Call, record_id: str) -> tuple[MemorySpace, str]:
+    """The space and provider id of a third-party memory id (`<space slug>:<provider id>`)."""
+    slug, _, remote_id = record_id.partition(":")
+    space = MemorySpace.objects.filter(slug=slug).first()
+    if space is None or not remote_id:
+        raise ApiError("not_found", f"no memory {record_id!r}", "id")
+    _readable_space(call, space, record_id)
+    return space, remote_id
+
+
+# --- vault requests -----------------------------------------------------------------------
+def own_requests(call: Call, session_id: str) -> QuerySet[AccessRequest]:
+    return AccessRequest.objects.filter(token=call.token, session_id=session_id)
+
+
+def own_live_grants(call: Call, session_id: str) -> QuerySet[Grant]:
+    return Grant.objects.filter(request__token=call.token, session_id=session_id, ended_at__isnull=True,
+                                revoked_at__isnull=True)
+
+
+def readable_grant(call: Call, session_id: str, request_id: str) -> Grant:
+    """The live grant behind a request of this very session; every other case is forbidden."""
+    req = AccessRequest.objects.filter(pk=request_id).first()
+    if req is None:
+        raise ApiError("not_found", f"no request {request_id!r}", "request_id")
+    if req.token_id != call.token.pk or req.session_id != session_id:
+        raise ApiError("forbidden", "this request belongs to another session", "request_id")
+    reasons = {AccessRequest.Status.PENDING: "is still waiting for a person's decision",
+               AccessRequest.Status.DENIED: "was denied",
+               AccessRequest.Status.CLOSED: "is closed (nothing matched, or the session ended first)"}
+    if req.status in reasons:
+        raise ApiError("forbidden", f"request {req.id} {reasons[req.status]}", "request_id")
+    grant = req.grant
+    if grant.revoked_at is not None:
+        raise ApiError("forbidden", f"the grant of request {req.id} was revoked", "request_id")
+    if grant.ended_at is not None or sessions.is_over(call.token.pk, session_id):
+        raise ApiError("forbidden", f"the grant of request {req.id} ended with its session", "request_id")
+    return grant
+
+
+# --- notebooks ----------------------------------------------------------------------------
+def may_use_notebooks(call: Call, workspace: Workspace | None) -> bool:
+    """Notebooks are shared by all origins, so only local tokens allowed their mirror space use them."""
+    if not call.is_local:
+        return False
+    if not call.restricted_to:
+        return True
+    mirror = {"workspace": workspace, "is_default": True} if workspace else {"slug": DEFAULT_SPACE_SLUG}
+    return allowed_spaces(call).filter(**mirror).exists()
+
+
+def notebook_workspace(call: Call, args: dict) -> Workspace | None:
+    """The workspace whose notebooks a call may use; raises forbidden when the token may not."""
+    workspace = workspace_arg(call, args)
+    if not may_use_notebooks(call, workspace):
+        raise ApiError("forbidden", "this token may not use these notebooks: they need a local-origin token "
+                                    "allowed the workspace's default space", "workspace")
+    return workspace

@@ -1,0 +1,97 @@
+"""Agent sessions: the one service that sees, ends and expires them, and runs an agent's call inside one.
+
+A session ends when the agent says so (`POST /api/v1/sessions/{id}/end`, an MCP DELETE) or, for
+whatever is bound to it, when it has been silent for `SESSION_IDLE_MINUTES`. Either way
+`session_ended` is sent; the vault listens and ends the session's grants. This app knows nothing of
+the vault: a receiver returns how many things the end released, and `end()` answers with the sum.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+from typing import Callable, TypeVar
+
+from django.conf import settings
+from django.db import transaction
+from django.dispatch import Signal
+from django.utils import timezone
+
+from memoryhub.agents.models import AgentSession, ApiToken
+from providers.base import ProviderError
+
+T = TypeVar("T")
+
+# Sent with token_id, session_id, reason ("ended" | "idle") and actor (who ended it, for the audit log).
+session_ended = Signal()
+
+REFRESH_AFTER = timedelta(seconds=30)  # how stale the stored idle clock may get before a call moves it
+SEEN_FOR = 20  # seconds a process trusts its own refresh of a session (the stored clock moves every 30 s)
+_seen: dict[tuple[int, str], float] = {}  # (token id, session id) -> when this process refreshed it
+
+
+def idle_limit() -> timedelta:
+    return timedelta(minutes=settings.MEMORYHUB["SESSION_IDLE_MINUTES"])
+
+
+def touch(token: ApiToken, session_id: str) -> None:
+    """Keep the session alive, skipping the database when this process refreshed it moments ago.
+
+    For a turn, which needs no session row: looking it up cost a tenth of the turn."""
+    refreshed = _seen.get((token.pk, session_id))
+    if refreshed is None or time.monotonic() - refreshed > SEEN_FOR:
+        see(token, session_id)
+
+
+def see(token: ApiToken, session_id: str) -> AgentSession:
+    """The agent session, created on first sight; refreshes its idle clock (after expiring it if it was idle)."""
+    if len(_seen) > 10_000:
+        _seen.clear()
+    _seen[(token.pk, session_id)] = time.monotonic()
+    now = timezone.now()
+    session, created = AgentSession.objects.get_or_create(token=token, session_id=session_id)
+    if not created and now - session.last_seen_at > REFRESH_AFTER:
+        if now - session.last_seen_at > idle_limit():
+            expire(session.token_id, session.session_id)
+        AgentSession.objects.filter(pk=session.pk).update(last_seen_at=now)
+    return session
+
+
+def end(token: ApiToken, session_id: str) -> int:
+    """The agent closed the session: mark it ended; returns how many things its end released (vault grants)."""
+    AgentSession.objects.filter(token=token, session_id=session_id, ended_at__isnull=True).update(
+        ended_at=timezone.now())
+    return _announce(token.pk, session_id, "ended", token.actor)
+
+
+def expire(token_id: int | None, session_id: str) -> int:
+    """The session went silent past the idle limit: what is bound to it ends (the row stays; the agent may return)."""
+    return _announce(token_id, session_id, "idle", "hub")
+
+
+def _announce(token_id: int | None, session_id: str, reason: str, actor: str) -> int:
+    answers = session_ended.send(AgentSession, token_id=token_id, session_id=session_id, reason=reason, actor=actor)
+    return sum(count or 0 for _, count in answers)
+
+
+def is_over(token_id: int | None, session_id: str, now: datetime | None = None) -> bool:
+    """True when the session was ended, went idle, or its token is gone."""
+    session = AgentSession.objects.filter(token_id=token_id, session_id=session_id).first()
+    if token_id is None or session is None or session.ended_at is not None:
+        return True
+    return (now or timezone.now()) - session.last_seen_at > idle_limit()
+
+
+def run(token: ApiToken, session_id: str, work: Callable[[], T]) -> T:
+    """An agent's tool call: the session is seen, then `work` runs in one transaction (all its writes or none).
+
+    A provider failure is an outcome, not a reason to undo: what the hub recorded about it (a
+    remote write whose outcome is unknown, the provider's last error) is committed, then it is raised.
+    """
+    see(token, session_id)
+    with transaction.atomic():
+        try:
+            return work()
+        except ProviderError as exc:
+            failure = exc
+    raise failure

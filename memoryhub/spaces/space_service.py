@@ -1,0 +1,117 @@
+"""The one way a space is created, changed or removed (the API, the dashboard and pack imports use it).
+
+Each change is checked against the space's provider (its kind exists, the config holds only the
+space fields it declares, required ones filled) and leaves an audit record. Refusals are ApiError
+naming the field, so the API answers them as they are and a form shows them beside the field.
+Deleting a native space deletes its data; memoryhub.memories unindexes it on `pre_delete`.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from memoryhub.audit.models import record
+from memoryhub.core.errors import ApiError, bad
+from memoryhub.spaces.models import MemorySpace, Workspace
+from memoryhub.spaces.services import valid_slug
+from providers.registry import PROVIDERS, get_provider_class
+
+EDITABLE = ("name", "access", "active", "workspace", "description", "config")
+
+
+def check_slug(slug: str) -> None:
+    if not valid_slug(slug):
+        raise bad("slug must be lower-case letters, digits, - or _, starting with a letter or digit", "slug")
+
+
+def check_provider(kind: str) -> None:
+    if kind not in PROVIDERS:
+        raise bad(f"provider must be one of: {', '.join(PROVIDERS)}", "provider")
+
+
+def check_access(access: str) -> None:
+    if access not in MemorySpace.Access.values:
+        raise bad(f"access must be one of: {', '.join(MemorySpace.Access.values)}", "access")
+
+
+def check_config(kind: str, config: dict) -> None:
+    """Only the provider's declared space fields, as plain values, with every required one filled."""
+    fields = {f.key: f for f in get_provider_class(kind).space_fields}
+    for key, value in config.items():
+        if key not in fields:
+            raise bad(f"{key!r} is not a space field of {kind} (fields: {', '.join(fields) or 'none'})", "config")
+        if not isinstance(value, (str, int, float, bool)):
+            raise bad(f"config {key!r} must be a string, number or boolean", "config")
+    missing = [k for k, f in fields.items() if f.required and config.get(k) in (None, "")]
+    if missing:
+        raise bad(f"config needs {', '.join(missing)} for {kind}", "config")
+
+
+def create_space(*, slug: str, name: str, actor: str, user=None, provider: str = MemorySpace.NATIVE,
+                 access: str = MemorySpace.Access.OPEN, active: bool = True, description: str = "",
+                 config: dict | None = None, workspace: Workspace | None = None, selection: dict | None = None,
+                 settings: dict | None = None) -> MemorySpace:
+    """A new space; `conflict` when the slug is taken."""
+    config = config or {}
+    check_slug(slug)
+    check_provider(provider)
+    check_access(access)
+    check_config(provider, config)
+    with transaction.atomic():
+        if MemorySpace.objects.filter(slug=slug).exists():
+            raise ApiError("conflict", f"space {slug!r} exists", "slug")
+        space = MemorySpace.objects.create(
+            slug=slug, name=name, provider=provider, access=access, active=active, description=description,
+            config=config, workspace=workspace, selection=selection or {}, settings=settings or {},
+        )
+        record(actor, "space.create", space.slug, user=user, provider=provider)
+    return space
+
+
+def update_space(space: MemorySpace, *, actor: str, user=None, **changes) -> MemorySpace:
+    """Change what a person may change about a space (never its slug or provider)."""
+    unknown = set(changes) - set(EDITABLE)
+    if unknown:
+        raise TypeError(f"a space's {', '.join(sorted(unknown))} cannot be changed")
+    if "access" in changes:
+        check_access(changes["access"])
+    if "config" in changes:
+        check_config(space.provider, changes["config"])
+    for name, value in changes.items():
+        setattr(space, name, value)
+    with transaction.atomic():
+        space.save()
+        record(actor, "space.edit", space.slug, user=user)
+    return space
+
+
+def set_active(space: MemorySpace, active: bool, *, actor: str, user=None) -> None:
+    """An inactive space takes no automatic reads or writes."""
+    with transaction.atomic():
+        MemorySpace.objects.filter(pk=space.pk).update(active=active)
+        space.active = active
+        record(actor, "space.activate" if active else "space.deactivate", space.slug, user=user)
+
+
+def deletion_blocker(space: MemorySpace) -> str:
+    """Why a space may not be deleted, or "": the hub always keeps one native space to write to."""
+    if space.is_native and space.is_default and not MemorySpace.objects.filter(provider=MemorySpace.NATIVE).exclude(
+            pk=space.pk).exists():
+        return _("This is the last native space; agents would have nowhere to write. Create another native "
+                 "space first.")
+    return ""
+
+
+def delete_space(space: MemorySpace, *, actor: str, user=None, **detail) -> None:
+    """Delete a native space with its data, or disconnect a third-party one (its data stays with the provider).
+
+    `detail` (what was lost, say) goes into the audit record."""
+    blocker = deletion_blocker(space)
+    if blocker:
+        raise ApiError("conflict", blocker)
+    slug = space.slug
+    with transaction.atomic():
+        space.delete()
+        record(actor, "space.delete" if space.is_native else "space.disconnect", slug, user=user,
+               provider=space.provider, **detail)
