@@ -35,7 +35,7 @@ def explain(items: list[dict]) -> list[dict]:
 def preview_for(space: MemorySpace, query: str, max_chars: int) -> recall.Context:
     """recall.inject with the arguments /api/v1/context uses for a local token naming this space in a new session."""
     spaces = [] if space.is_vault else [space]
-    ctx, _cards = recall.inject(spaces, query, origin=recall.origin_filter("local"), max_chars=max_chars, home=space)
+    ctx, _cards = recall.inject(spaces, query, origin=None, max_chars=max_chars, home=space)
     return ctx
 
 

@@ -43,16 +43,6 @@ class Card:
                 "tier": self.tier}
 
 
-def origin_filter(token_origin: str, scope: str = "all") -> str | None:
-    """The one origin a reader may see, or None for every origin.
-
-    A non-local token sees only its own origin whatever it asks; a local token may narrow with scope.
-    """
-    if token_origin != "local":
-        return token_origin
-    return None if scope in ("", "all") else scope
-
-
 def entry_card(entry: Entry, score: float | None, space: MemorySpace) -> Card:
     return Card(str(entry.pk), space.slug, space.provider, entry.summary or clip(entry.body, 160), entry.category,
                 entry.at_iso, score, entry.origin, entry)
