@@ -89,6 +89,7 @@ INSTALLED_APPS = [
     "memoryhub.api",
     "memoryhub.jobs",
     "memoryhub.dashboard",
+    "memoryhub.ops",
 ]
 
 MIDDLEWARE = [

@@ -1,11 +1,11 @@
-"""`manage.py backup [--to DIR]`: a consistent online backup of the embedded hub (see memoryhub.spaces.backup)."""
+"""`manage.py backup [--to DIR]`: a consistent online backup of the embedded hub (see memoryhub.ops.backup)."""
 
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.spaces.backup import BackupError, backup
+from memoryhub.ops.backup import BackupError, backup
 
 
 class Command(BaseCommand):

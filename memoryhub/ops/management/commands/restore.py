@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.spaces.backup import BackupError, restore
+from memoryhub.ops.backup import BackupError, restore
 
 
 class Command(BaseCommand):
