@@ -1,4 +1,4 @@
-"""Agent sessions: the one service that sees, ends and expires them, and runs an agent's call inside one.
+"""Agent sessions: the one service that sees, ends and expires them, and runs an agent's tool call in one.
 
 A session ends when the agent says so (`POST /api/v1/sessions/{id}/end`, an MCP DELETE) or, for
 whatever is bound to it, when it has been silent for `SESSION_IDLE_MINUTES`. Either way
@@ -13,12 +13,10 @@ from datetime import datetime, timedelta
 from typing import Callable, TypeVar
 
 from django.conf import settings
-from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
 from memoryhub.agents.models import AgentSession, ApiToken
-from providers.base import ProviderError
 
 T = TypeVar("T")
 
@@ -83,15 +81,13 @@ def is_over(token_id: int | None, session_id: str, now: datetime | None = None) 
 
 
 def run(token: ApiToken, session_id: str, work: Callable[[], T]) -> T:
-    """An agent's tool call: the session is seen, then `work` runs in one transaction (all its writes or none).
+    """An agent's tool call, the one path for /api/v1/tools and /mcp: the session is seen, then `work` runs.
 
-    A provider failure is an outcome, not a reason to undo: what the hub recorded about it (a
-    remote write whose outcome is unknown, the provider's last error) is committed, then it is raised.
+    No transaction wraps the whole call: each handler writes in one transaction of its own, around
+    its statements only (the write pipeline, a vault request, a fact change, a notebook batch). One
+    around the call would hold SQLite's single write lock through searches and provider I/O (the
+    load bench ran 25-30 % slower with it, docs/architecture.md) and would roll back the record of a
+    remote write whose outcome is unknown, which must survive the error the agent gets.
     """
     see(token, session_id)
-    with transaction.atomic():
-        try:
-            return work()
-        except ProviderError as exc:
-            failure = exc
-    raise failure
+    return work()

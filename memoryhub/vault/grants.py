@@ -58,8 +58,9 @@ def file_request(token, session_id: str, criteria: dict, spaces: list, entry_ids
 def read(grant: Grant, actor: str) -> list:
     """The granted entries still live, newest first; the read is logged."""
     entries = list(grant.entries.live().order_by("-at", "-id"))
-    Grant.objects.filter(pk=grant.pk).update(last_read_at=timezone.now())
-    record(actor, "vault.read", grant.request_id, session=grant.session_id, entries=[e.pk for e in entries])
+    with transaction.atomic():
+        Grant.objects.filter(pk=grant.pk).update(last_read_at=timezone.now())
+        record(actor, "vault.read", grant.request_id, session=grant.session_id, entries=[e.pk for e in entries])
     return entries
 
 
