@@ -86,3 +86,12 @@ def test_the_last_native_space_cannot_be_deleted(db):
         space_service.delete_space(space, actor="alice")
     assert refused.value.code == "conflict"
     assert MemorySpace.objects.filter(pk=space.pk).exists()
+
+
+def test_the_hubs_own_spaces_are_made_through_the_service_and_audited(api):
+    """A workspace's own space appears on first sight, even when its path-derived slug starts with `_`."""
+    r = api.turn("the build cache lives in /tmp", workspace="/srv/_build")
+    assert r.status_code == 201, r.content
+    slug = r.json()["entry"]["space"]
+    assert slug.startswith("_build-")
+    assert AuditEvent.objects.filter(action="space.create", target=slug, actor="hub").exists()

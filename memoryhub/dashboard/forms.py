@@ -12,7 +12,7 @@ from memoryhub.memories.growth.facts import MAX_VALUE_CHARS, is_real_path
 from memoryhub.memories.models import CATEGORIES
 from memoryhub.spaces.models import MemorySpace, Workspace
 from memoryhub.spaces.providers_info import provider_state
-from memoryhub.spaces.services import valid_slug
+from memoryhub.spaces.space_service import valid_slug
 from providers.base import Field
 from providers.registry import PROVIDERS, get_provider_class
 

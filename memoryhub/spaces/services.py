@@ -6,11 +6,10 @@ import os
 from pathlib import Path
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from memoryhub.spaces import secrets
-from memoryhub.spaces.models import SLUG_RE, MemorySpace, ProviderService, Workspace, workspace_slug_for_path
+from memoryhub.spaces import secrets, space_service
+from memoryhub.spaces.models import MemorySpace, ProviderService, Workspace, workspace_slug_for_path
 from providers.base import Provider, ProviderError, SpaceConfigError
 from providers.registry import get_provider_class
 
@@ -57,16 +56,7 @@ def default_space() -> MemorySpace:
     """The global native space every hub has; created on first use if someone deleted it."""
     # Most writes land here, so the lookup skips the ORM's query building.
     space = next(iter(MemorySpace.objects.raw("SELECT * FROM spaces_memoryspace WHERE slug = %s", [DEFAULT_SPACE_SLUG])), None)
-    if space:
-        return space
-    try:
-        with transaction.atomic():
-            return MemorySpace.objects.create(
-                slug=DEFAULT_SPACE_SLUG, name="Default", provider="native", is_default=True,
-                description="The hub's global native space.",
-            )
-    except IntegrityError:
-        return MemorySpace.objects.get(slug=DEFAULT_SPACE_SLUG)
+    return space or space_service.create_own_space(DEFAULT_SPACE_SLUG, "Default", "The hub's global native space.")
 
 
 def resolve_workspace(value: str) -> Workspace:
@@ -87,20 +77,8 @@ def resolve_workspace(value: str) -> Workspace:
 def workspace_space(workspace: Workspace) -> MemorySpace:
     """The workspace's own native space, its default for writes."""
     space = MemorySpace.objects.filter(workspace=workspace, is_default=True).first()
-    if space:
-        return space
-    try:
-        with transaction.atomic():
-            return MemorySpace.objects.create(
-                slug=workspace.slug, name=workspace.name, workspace=workspace, provider="native", is_default=True,
-                description=f"Native memory of {workspace.path or workspace.name}.",
-            )
-    except IntegrityError:
-        return MemorySpace.objects.get(slug=workspace.slug)
-
-
-def valid_slug(slug: str) -> bool:
-    return bool(SLUG_RE.match(slug))
+    return space or space_service.create_own_space(
+        workspace.slug, workspace.name, f"Native memory of {workspace.path or workspace.name}.", workspace)
 
 
 def _service_provider(kind: str, config: dict) -> Provider:

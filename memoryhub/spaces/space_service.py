@@ -8,16 +8,19 @@ Deleting a native space deletes its data; memoryhub.memories unindexes it on `pr
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from memoryhub.audit.models import record
 from memoryhub.core.errors import ApiError, bad
-from memoryhub.spaces.models import MemorySpace, Workspace
-from memoryhub.spaces.services import valid_slug
+from memoryhub.spaces.models import SLUG_RE, MemorySpace, Workspace
 from providers.registry import PROVIDERS, get_provider_class
 
 EDITABLE = ("name", "access", "active", "workspace", "description", "config")
+
+
+def valid_slug(slug: str) -> bool:
+    return bool(SLUG_RE.match(slug))
 
 
 def check_slug(slug: str) -> None:
@@ -52,7 +55,7 @@ def create_space(*, slug: str, name: str, actor: str, user=None, provider: str =
                  access: str = MemorySpace.Access.OPEN, active: bool = True, description: str = "",
                  config: dict | None = None, workspace: Workspace | None = None, selection: dict | None = None,
                  settings: dict | None = None) -> MemorySpace:
-    """A new space; `conflict` when the slug is taken."""
+    """A new space a person or an agent asked for; `conflict` when the slug is taken."""
     config = config or {}
     check_slug(slug)
     check_provider(provider)
@@ -61,11 +64,26 @@ def create_space(*, slug: str, name: str, actor: str, user=None, provider: str =
     with transaction.atomic():
         if MemorySpace.objects.filter(slug=slug).exists():
             raise ApiError("conflict", f"space {slug!r} exists", "slug")
-        space = MemorySpace.objects.create(
-            slug=slug, name=name, provider=provider, access=access, active=active, description=description,
-            config=config, workspace=workspace, selection=selection or {}, settings=settings or {},
-        )
-        record(actor, "space.create", space.slug, user=user, provider=provider)
+        return _create(actor, user, slug=slug, name=name, provider=provider, access=access, active=active,
+                       description=description, config=config, workspace=workspace, selection=selection or {},
+                       settings=settings or {})
+
+
+def create_own_space(slug: str, name: str, description: str, workspace: Workspace | None = None) -> MemorySpace:
+    """A native space the hub makes on first use (the global default, a workspace's own); a race finds the winner's.
+
+    Its slug is the hub's own (a workspace's is derived from its path), so it is not held to SLUG_RE."""
+    try:
+        with transaction.atomic():
+            return _create("hub", None, slug=slug, name=name, description=description, workspace=workspace,
+                           provider=MemorySpace.NATIVE, is_default=True)
+    except IntegrityError:
+        return MemorySpace.objects.get(slug=slug)
+
+
+def _create(actor: str, user, **fields) -> MemorySpace:
+    space = MemorySpace.objects.create(**fields)
+    record(actor, "space.create", space.slug, user=user, provider=space.provider)
     return space
 
 

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.agents.models import ApiToken
+from memoryhub.agents.models import LOCAL_ORIGIN, ApiToken
 from memoryhub.spaces.models import MemorySpace
 
 
@@ -11,7 +11,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--name", required=True)
-        parser.add_argument("--origin", default="local", help="Where the agent's traffic comes from (default local).")
+        parser.add_argument("--origin", default=LOCAL_ORIGIN,
+                            help="Where the agent's traffic comes from (default local).")
         parser.add_argument("--space", action="append", default=[], help="Restrict the token to this space (repeat).")
 
     def handle(self, *args, name, origin, space, **options):
