@@ -1,4 +1,4 @@
-"""Token auth, body limits and the error shape of API.md."""
+"""Token auth, body limits and the error shape of docs/api.md."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Bad input: any JSON at all gets a 2xx or one of API.md's 4xx, never a 5xx (property-based, modest counts)."""
+"""Bad input: any JSON at all gets a 2xx or one of docs/api.md's 4xx, never a 5xx (property-based, modest counts)."""
 
 import json
 

@@ -129,7 +129,7 @@ def test_mcp_session_header_names_the_session(hub):
 
 
 def approve_all(hub: LiveHub, request_id: str) -> None:
-    """A person approves every matching entry in the dashboard (API.md, Approvals)."""
+    """A person approves every matching entry in the dashboard (docs/api.md, Approvals)."""
     with httpx.Client(base_url=hub.url, follow_redirects=True) as web:
         page = web.get("/login/")
         csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
