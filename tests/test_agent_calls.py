@@ -10,13 +10,8 @@ from memoryhub.access import policy
 from memoryhub.access.call import Call
 from memoryhub.agents import auth, sessions
 from memoryhub.agents.models import AgentSession, ApiToken, hash_token
-from memoryhub.mcp import bridge
-from memoryhub.memories.models import RemoteWrite
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import save_service
 from memoryhub.vault.models import AccessRequest, Grant
-from providers.base import ProviderError
-from tests.providers.fakes.mem0 import Mem0Fake
 
 BEFORE_THE_MOVE = [("agents", None), ("api", "0003_rate_window"), ("vault", "0002_request_entries")]
 
@@ -46,27 +41,6 @@ def test_tokens_sessions_and_grants_made_before_the_move_still_work_after_it():
     assert AccessRequest.objects.get(pk="req_old").token == found
     assert sessions.end(found, "s1") == 1  # the vault heard the end: its one live grant ended
     assert Grant.objects.get(request_id="req_old").ended_at is not None
-
-
-@pytest.fixture
-def mem0(transactional_db):
-    fake = Mem0Fake()
-    save_service("mem0", {"endpoint": fake.url, "apiKey": fake.api_key, "mode": "platform"})
-    MemorySpace.objects.create(slug="m0", name="Mem0", provider="mem0", config={"userId": "alice"})
-    yield fake
-    fake.stop()
-
-
-def test_a_failed_remote_write_over_mcp_is_kept_as_over_the_api(mem0):
-    """The record of a remote write that failed survives the error over MCP too (a timeout proves nothing)."""
-    mem0.set_fault("error500")
-    token, _ = ApiToken.issue(name="agent")
-    with pytest.raises(ProviderError):
-        bridge.call_tool(token, "memory_save", "s1", {"category": "decision", "title": "Boiler",
-                                                      "body": "the boiler code is 4711", "space": "m0"})
-    kept = RemoteWrite.objects.get()
-    assert kept.state in ("failed", "unknown") and "boiler code" in kept.body
-    assert AgentSession.objects.filter(token=token, session_id="s1").exists()
 
 
 def test_a_session_idle_too_long_ends_its_grants_when_the_agent_comes_back(db, settings):

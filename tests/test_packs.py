@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from memoryhub.audit.models import AuditEvent
 from memoryhub.memories.growth import facts
 from memoryhub.memories.maintenance import consolidate, packs
 from memoryhub.memories.search import fulltext as search, recall
@@ -93,16 +94,35 @@ def test_a_tampered_pack_is_refused():
     space = MemorySpace.objects.create(slug="src", name="Source")
     fill(space)
     data = packs.export(space)
+    with pytest.raises(packs.PackError, match="checksum"):
+        packs.import_pack(repacked(data, "entries.json", lambda blob: blob.replace(b"nginx", b"NGINX")))
+    with pytest.raises(packs.PackError):
+        packs.import_pack(b"not a tarball")
+
+
+def repacked(data: bytes, member: str, change) -> bytes:
+    """The pack again with one member's bytes passed through `change` (no checksum updated)."""
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
         blobs = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
-    blobs["entries.json"] = blobs["entries.json"].replace(b"nginx", b"NGINX")
+    blobs[member] = change(blobs[member])
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz") as tar:
         for name, blob in blobs.items():
             info = tarfile.TarInfo(name)
             info.size = len(blob)
             tar.addfile(info, io.BytesIO(blob))
-    with pytest.raises(packs.PackError, match="checksum"):
-        packs.import_pack(out.getvalue())
-    with pytest.raises(packs.PackError):
-        packs.import_pack(b"not a tarball")
+    return out.getvalue()
+
+
+def test_a_pack_import_makes_its_space_through_the_space_service():
+    """Audited like any new space; a slug or access the service refuses is a PackError and leaves nothing."""
+    data = packs.export(MemorySpace.objects.create(slug="src", name="Source"))
+    copy = packs.import_pack(data, slug="copy")
+    assert AuditEvent.objects.filter(action="space.create", target=copy.slug, actor="hub").exists()
+    before = MemorySpace.objects.count()
+    with pytest.raises(packs.PackError, match="slug must be lower-case"):
+        packs.import_pack(data, slug="Bad Slug!")
+    public = repacked(data, "manifest.json", lambda blob: blob.replace(b'"access": "open"', b'"access": "public"'))
+    with pytest.raises(packs.PackError, match="access must be one of"):
+        packs.import_pack(public)
+    assert MemorySpace.objects.count() == before

@@ -2,7 +2,9 @@
 
 import pytest
 
+from memoryhub.agents.models import ApiToken
 from memoryhub.jobs.models import Job
+from memoryhub.mcp import bridge
 from memoryhub.memories.models import RemoteWrite
 from memoryhub.spaces.models import MemorySpace, ProviderService
 from memoryhub.spaces.services import save_service
@@ -58,7 +60,7 @@ def test_openviking_discovery_refuses_a_missing_root_and_keeps_the_old_config(vi
 
 
 @pytest.fixture
-def mem0(db):
+def mem0(transactional_db):  # MCP's bridge closes stale connections, as Django does around a request
     fake = Mem0Fake()
     save_service("mem0", {"endpoint": fake.url, "apiKey": fake.api_key, "mode": "platform"})
     MemorySpace.objects.create(slug="m0", name="Mem0", provider="mem0", config={"userId": "alice"})
@@ -125,3 +127,14 @@ def test_dashboard_lists_pending_checks_and_rechecks_them(client, staff, api, vi
 
 def test_writes_page_requires_login(client, db):
     assert client.get("/writes/").status_code == 302
+
+
+def test_a_failed_remote_write_over_mcp_is_kept_as_over_the_api(mem0):
+    """MCP's tool path (memoryhub.mcp.bridge) keeps the record of a failed write too: a timeout proves nothing."""
+    mem0.set_fault("error500")
+    token, _ = ApiToken.issue(name="agent")
+    with pytest.raises(ProviderError):
+        bridge.call_tool(token, "memory_save", "s1", {"category": "decision", "title": "Boiler",
+                                                      "body": "the boiler code is 4711", "space": "m0"})
+    kept = RemoteWrite.objects.get()
+    assert kept.state in ("failed", "unknown") and "boiler code" in kept.body

@@ -1,15 +1,10 @@
 """The one space service: every way a space is made, changed or removed is checked and audited alike."""
 
-import io
-import json
-import tarfile
-
 import pytest
 from django.db import connection
 
 from memoryhub.audit.models import AuditEvent
 from memoryhub.core.errors import ApiError
-from memoryhub.memories.maintenance import packs
 from memoryhub.memories.search.fulltext import FTS_TABLE
 from memoryhub.spaces import space_service
 from memoryhub.spaces.models import MemorySpace
@@ -22,39 +17,6 @@ def test_a_space_made_through_the_api_is_audited_like_one_made_in_the_dashboard(
     assert r.status_code == 201, r.content
     event = AuditEvent.objects.get(action="space.create", target="notes")
     assert event.actor == "token:agent" and event.detail == {"provider": "native"}
-
-
-def test_a_pack_import_makes_its_space_through_the_service(api):
-    space = MemorySpace.objects.create(slug="src", name="Source")
-    api.turn("the lighthouse lamp is serviced in March", space="src")
-    copy = packs.import_pack(packs.export(space), slug="copy")
-    assert AuditEvent.objects.filter(action="space.create", target=copy.slug, actor="hub").exists()
-
-
-def test_a_pack_naming_a_bad_slug_is_refused_and_leaves_nothing(db):
-    data = packs.export(MemorySpace.objects.create(slug="src", name="Source"))
-    before = MemorySpace.objects.count()
-    with pytest.raises(packs.PackError, match="slug must be lower-case"):
-        packs.import_pack(data, slug="Bad Slug!")
-    with pytest.raises(packs.PackError, match="access must be one of"):
-        packs.import_pack(_with_access(data, "public"))
-    assert MemorySpace.objects.count() == before
-
-
-def _with_access(pack: bytes, access: str) -> bytes:
-    """The pack again with another access in its manifest (checksums cover the data files only)."""
-    with tarfile.open(fileobj=io.BytesIO(pack), mode="r:gz") as tar:
-        blobs = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
-    manifest = json.loads(blobs["manifest.json"])
-    manifest["space"]["access"] = access
-    blobs["manifest.json"] = json.dumps(manifest).encode()
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz") as tar:
-        for name, blob in blobs.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(blob)
-            tar.addfile(info, io.BytesIO(blob))
-    return out.getvalue()
 
 
 @pytest.mark.skipif("connection.vendor != 'sqlite'", reason="only SQLite keeps its index in a table of its own")
