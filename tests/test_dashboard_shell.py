@@ -28,13 +28,13 @@ def test_admin_registers_every_model_without_secrets(client, django_user_model):
     from django.apps import apps
     from django.contrib import admin
 
-    ours = [m for m in apps.get_models() if m._meta.app_label in {"spaces", "memories", "vault", "api", "jobs", "audit"}]
+    ours = [m for m in apps.get_models() if m._meta.app_label in {"spaces", "memories", "vault", "agents", "jobs", "audit"}]
     assert ours and all(admin.site.is_registered(m) for m in ours)
     superuser = django_user_model.objects.create_superuser("root", password="pw")
     client.force_login(superuser)
     from memoryhub.agents.models import ApiToken
 
     token, raw = ApiToken.issue("bot")
-    page = client.get(f"/admin/api/apitoken/{token.pk}/change/")
+    page = client.get(f"/admin/agents/apitoken/{token.pk}/change/")
     assert page.status_code == 200
     assert token.token_hash.encode() not in page.content and raw.encode() not in page.content

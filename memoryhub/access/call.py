@@ -14,7 +14,7 @@ from memoryhub.core import sql
 class Call:
     token: ApiToken
     body: dict[str, Any] = field(default_factory=dict)
-    workspaces: dict[str, Any] = field(default_factory=dict, repr=False)  # workspace argument -> Workspace
+    resolved_workspaces: dict[str, Any] = field(default_factory=dict, init=False, repr=False)  # argument -> Workspace
 
     @property
     def origin(self) -> str:

@@ -37,12 +37,12 @@ def workspace_arg(call: Call, args: dict) -> Workspace | None:
         return None
     if not isinstance(value, str) or len(value) > 1000:
         raise bad("workspace must be an absolute path or a workspace slug", "workspace")
-    if value not in call.workspaces:
+    if value not in call.resolved_workspaces:
         try:
-            call.workspaces[value] = resolve_workspace(value)
+            call.resolved_workspaces[value] = resolve_workspace(value)
         except NotFound as exc:
             raise ApiError("not_found", str(exc), "workspace") from exc
-    return call.workspaces[value]
+    return call.resolved_workspaces[value]
 
 
 def named_space(call: Call, slug: str, field: str = "space") -> MemorySpace:

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from memoryhub.spaces.models import MemorySpace
 from providers import registry
 from providers.base import Capabilities
 
@@ -135,8 +136,8 @@ def select_provider(candidates: list[str], *, boundary: str = "any", required: s
     available = available or {}
     rules: list[str] = []
     kinds = list(dict.fromkeys(candidates))
-    if "native" not in kinds and available.get("native", True):
-        kinds.append("native")
+    if MemorySpace.NATIVE not in kinds and available.get(MemorySpace.NATIVE, True):
+        kinds.append(MemorySpace.NATIVE)
         rules.append("native added: it is always a local candidate when available")
     profiles = []
     for kind in kinds:
