@@ -84,7 +84,7 @@ def run(token: ApiToken, session_id: str, work: Callable[[], T]) -> T:
     """An agent's tool call, the one path for /api/v1/tools and /mcp: the session is seen, then `work` runs.
 
     No transaction wraps the whole call: each handler writes in one transaction of its own, around
-    its statements only (the write pipeline, a vault request, a fact change, a notebook batch). One
+    its statements only (the write gateway, a vault request, a fact change, a notebook batch). One
     around the call would hold SQLite's single write lock through searches and provider I/O (the
     load bench ran 25-30 % slower with it, docs/architecture.md) and would roll back the record of a
     remote write whose outcome is unknown, which must survive the error the agent gets.
