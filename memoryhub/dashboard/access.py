@@ -54,7 +54,7 @@ def space_tabs(space: MemorySpace) -> list[tuple[str, str]]:
     if caps.entities and not space.is_vault:
         tabs.append("entities")
     if space.is_native:
-        tabs.append("activity")
+        tabs += ["charts", "activity"]
     tabs.append("settings")
     return tabs
 

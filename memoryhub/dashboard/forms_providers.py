@@ -77,3 +77,20 @@ class TokenForm(forms.Form):
         to_field_name="slug", help_text=_("Leave empty to allow every space."),
         widget=forms.SelectMultiple(attrs={"size": 5}),
     )
+
+
+class ConnectForm(forms.Form):
+    """The connect page's token: a name, the space its snippets write to, and whether it may use only that one."""
+
+    name = forms.CharField(label=_("Agent name"), max_length=100, initial="my-agent",
+                           help_text=_("Who uses the token, e.g. the agent or bot's name."))
+    space = forms.ModelChoiceField(
+        label=_("Space"), queryset=MemorySpace.objects.filter(active=True).order_by("-is_default", "slug"),
+        to_field_name="slug", empty_label=None,
+        help_text=_("Where its memories go: the snippets set MEMORYHUB_SPACE to it."))
+    only_this_space = forms.BooleanField(
+        label=_("Only this space"), required=False,
+        help_text=_("Limit the token to this space. Leave it off to let the agent also use its workspace's space."))
+    origin = forms.SlugField(label=_("Origin"), max_length=60, initial="local",
+                             help_text=_("Where its conversations come from (local, qq, telegram…); "
+                                         "memories are kept apart by origin."))

@@ -1,8 +1,8 @@
 from django.urls import path
 
 from memoryhub.dashboard.views import (
-    choose, entities, facts, graph, jobs, maintenance, memories, notebooks, persona, providers, recall, spaces, tokens, tuning,
-    writes,
+    charts, choose, connect, entities, facts, graph, jobs, maintenance, memories, notebooks, persona, providers, recall,
+    spaces, tokens, tuning, writes,
 )
 
 app_name = "dashboard"
@@ -37,6 +37,7 @@ urlpatterns = [
     path("spaces/<slug:slug>/link/", entities.link_records, name="memory-link"),
     path("spaces/<slug:slug>/feedback/", entities.record_feedback, name="memory-feedback"),
     path("spaces/<slug:slug>/graph.json", graph.graph_data, name="graph_data"),
+    path("spaces/<slug:slug>/charts/", charts.charts, name="charts"),
     # space maintenance: consolidation, gc, compaction, history import, packs, origin re-tag
     path("spaces/<slug:slug>/maintenance/", maintenance.maintenance, name="maintenance"),
     path("spaces/<slug:slug>/maintenance/jobs/<int:job_id>/", maintenance.job_progress, name="maintenance-job"),
@@ -60,6 +61,9 @@ urlpatterns = [
     path("jobs/<int:job_id>/retry", jobs.job_retry, name="job-retry"),
     path("tokens/", tokens.token_list, name="tokens"),
     path("tokens/<int:token_id>/revoke", tokens.token_revoke, name="token-revoke"),
+    # connect an agent: a token, ready-to-paste configs, and a wait for its first call
+    path("connect/", connect.connect, name="connect"),
+    path("connect/<int:token_id>/status", connect.connect_status, name="connect-status"),
     # notebooks (hot memory): scope is "global" or a workspace slug
     path("notebooks/<slug:scope>/", notebooks.notebook_page, name="notebook"),
     path("notebooks/<slug:scope>/<str:target>/download", notebooks.notebook_download, name="notebook-download"),

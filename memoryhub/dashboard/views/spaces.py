@@ -15,6 +15,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from memoryhub.core.errors import ApiError
 from memoryhub.dashboard.access import htmx_partial, render_page, space_for_user
 from memoryhub.dashboard.forms import SpaceForm
+from memoryhub.dashboard.views.charts import with_sparklines
 from memoryhub.dashboard.views.choose import signed_selection
 from memoryhub.memories.search import recall
 from memoryhub.memories.models import Entry
@@ -30,13 +31,15 @@ def overview_rows(**filters) -> list[MemorySpace]:
     ).order_by("slug"))
     for row in rows:
         row.provider_label = get_provider_class(row.provider).label
-    return rows
+    return with_sparklines(rows)
 
 
 @require_GET
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/home.html", {"spaces": overview_rows(), "nav": "spaces"})
+    rows = overview_rows()
+    return render(request, "dashboard/home.html", {"spaces": rows, "nav": "spaces",
+                                                   "no_memories": not any(row.entry_count for row in rows)})
 
 
 @require_http_methods(["GET", "POST"])

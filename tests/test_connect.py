@@ -1,0 +1,176 @@
+"""Connect an agent: a token, settings with it filled in, a wait for the first call; the tokens page's snippet."""
+
+from __future__ import annotations
+
+import html as htmllib
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from django.urls import reverse
+
+from memoryhub.api.models import ApiToken, hash_token
+from memoryhub.audit.models import AuditEvent
+from memoryhub.dashboard.views.connect import snippets
+from memoryhub.memories.models import Entry
+from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.services import default_space
+
+ROOT = Path(__file__).resolve().parent.parent
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def snippet_text(page: str, key: str) -> str:
+    """A snippet as the person copies it: the text of its <pre>, unescaped."""
+    match = re.search(rf'<pre id="snippet-{key}-text"><code>(.*?)</code></pre>', page, re.S)
+    assert match, f"no {key} snippet"
+    return htmllib.unescape(match.group(1))
+
+
+def create(client, **fields) -> tuple[str, ApiToken]:
+    data = {"name": "laptop-agent", "space": default_space().slug, "origin": "local", **fields}
+    response = client.post(reverse("dashboard:connect"), data)
+    assert response.status_code == 200
+    return response.content.decode(), ApiToken.objects.get()
+
+
+@pytest.mark.django_db
+def test_connect_page_needs_login(client):
+    assert client.get(reverse("dashboard:connect")).status_code == 302
+    assert client.post(reverse("dashboard:connect"), {"name": "x", "space": "default"}).status_code == 302
+    assert not ApiToken.objects.exists()
+
+
+@pytest.mark.django_db
+def test_sidebar_and_empty_home_link_to_the_connect_page(client, staff):
+    default_space()
+    home = client.get("/").content.decode()
+    assert 'id="connect-hint"' in home and home.count(reverse("dashboard:connect")) == 2  # the sidebar and the hint
+    Entry.objects.create(space=default_space(), body="something", content_hash="x")
+    assert 'id="connect-hint"' not in client.get("/").content.decode()
+
+
+@pytest.mark.django_db
+def test_creating_a_token_is_audited_and_its_settings_carry_it(client, staff):
+    page, token = create(client)
+    raw = re.search(r'id="connect-token-value" value="([^"]+)"', page).group(1)
+    assert token.token_hash == hash_token(raw) and token.created_by == staff and token.origin == "local"
+    assert list(token.spaces.all()) == []
+    event = AuditEvent.objects.get(action="token.create")
+    assert event.actor == staff.username and event.target == token.actor and event.detail["prefix"] == token.prefix
+    assert raw not in json.dumps(event.detail)
+
+    mcp = json.loads(snippet_text(page, "mcp"))["mcpServers"]["memoryhub"]
+    assert mcp == {"type": "http", "url": "http://testserver/mcp", "headers": {"Authorization": f"Bearer {raw}"}}
+    claude = shlex.split(snippet_text(page, "claude"))
+    assert claude == ["claude", "mcp", "add", "--transport", "http", "memoryhub", "http://testserver/mcp",
+                      "--header", f"Authorization: Bearer {raw}"]
+    bridge = json.loads(snippet_text(page, "stdio"))["mcpServers"]["memoryhub"]
+    assert bridge["command"] == "npx" and bridge["args"][:3] == ["-y", "mcp-remote", "http://testserver/mcp"]
+    assert bridge["args"][3:5] == ["--header", "Authorization:${MEMORYHUB_AUTH}"]
+    assert bridge["env"] == {"MEMORYHUB_AUTH": f"Bearer {raw}"}
+    env = snippet_text(page, "env")
+    assert f"export MEMORYHUB_TOKEN={raw}" in env and "export MEMORYHUB_SPACE=default" in env
+    assert "MemoryHubClient()" in snippet_text(page, "python")
+    assert f"Bearer {raw}" in snippet_text(page, "curl")
+    assert 'data-state="waiting"' in page and 'hx-trigger="every 2s"' in page
+    # shown once: the page again is the form
+    again = client.get(reverse("dashboard:connect")).content.decode()
+    assert raw not in again and 'name="name"' in again
+
+
+@pytest.mark.django_db
+def test_only_this_space_restricts_the_token(client, staff):
+    MemorySpace.objects.create(slug="work", name="Work", provider="native")
+    page, token = create(client, space="work", only_this_space="on")
+    assert [s.slug for s in token.spaces.all()] == ["work"]
+    assert "export MEMORYHUB_SPACE=work" in snippet_text(page, "env")
+    assert '"space": "work"' in snippet_text(page, "curl")
+
+
+@pytest.mark.django_db
+def test_bad_input_creates_nothing_and_says_why(client, staff):
+    response = client.post(reverse("dashboard:connect"), {"name": "", "space": "nope", "origin": "not a slug"})
+    page = response.content.decode()
+    assert response.status_code == 200 and not ApiToken.objects.exists() and not AuditEvent.objects.exists()
+    assert page.count('class="errorlist') >= 3
+
+
+@pytest.mark.django_db
+def test_status_waits_for_the_first_call_then_says_connected_with_its_first_memory(client, staff):
+    page, token = create(client)
+    raw = re.search(r'id="connect-token-value" value="([^"]+)"', page).group(1)
+    status_url = reverse("dashboard:connect-status", args=[token.pk])
+    waiting = client.get(status_url, **HX).content.decode()
+    assert 'data-state="waiting"' in waiting and f'hx-get="{status_url}"' in waiting
+    answer = client.post("/api/v1/tools/memory_note", json.dumps({"session_id": "s", "arguments": {
+        "text": "the agent says hello", "space": "default"}}), content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {raw}")
+    assert answer.status_code == 200, answer.content
+    entry_id = int(answer.json()["result"]["id"])
+    connected = client.get(status_url, **HX).content.decode()
+    assert 'data-state="connected"' in connected and "hx-trigger" not in connected
+    assert reverse("dashboard:entry", args=["default", entry_id]) in connected
+
+
+@pytest.mark.django_db
+def test_status_of_a_revoked_token_stops_waiting(client, staff):
+    _, token = create(client)
+    client.post(reverse("dashboard:token-revoke", args=[token.pk]))
+    page = client.get(reverse("dashboard:connect-status", args=[token.pk])).content.decode()
+    assert 'data-state="revoked"' in page and "hx-trigger" not in page
+    assert client.get(reverse("dashboard:connect-status", args=[9999])).status_code == 404
+
+
+def test_stdio_bridge_allows_plain_http_only_where_mcp_remote_needs_it():
+    def args(base):
+        bridge = next(s for s in snippets(base, "mh_x", "default") if s.key == "stdio")
+        return json.loads(bridge.text)["mcpServers"]["memoryhub"]["args"]
+
+    assert "--allow-http" in args("http://192.168.1.20:8000")
+    assert "--allow-http" in args("http://hub.lan")
+    assert "--allow-http" not in args("http://127.0.0.1:8000")
+    assert "--allow-http" not in args("http://localhost:8000")
+    assert "--allow-http" not in args("https://hub.example.org")
+
+
+@pytest.mark.django_db
+def test_tokens_page_shows_the_header_and_a_curl_line_with_copy_buttons(client, staff):
+    page = client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "local"}).content.decode()
+    raw = re.search(r'id="new-token-value" value="([^"]+)"', page).group(1)
+    curl = re.search(r'<pre id="new-token-curl"><code>(.*?)</code></pre>', page, re.S).group(1)
+    assert shlex.split(htmllib.unescape(curl)) == ["curl", "-sS", "http://testserver/api/v1/spaces", "-H",
+                                                   f"Authorization: Bearer {raw}"]
+    assert 'data-copy="#new-token-value"' in page and 'data-copy="#new-token-curl"' in page
+    assert "Bearer <token>" not in page and "Bearer &lt;token&gt;" not in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_curl_and_python_snippets_work_against_a_real_server(live_server, client, staff):
+    """Run the snippets as a person would: curl through a shell, the Python client in a fresh interpreter."""
+    client.force_login(staff)
+    response = client.post(reverse("dashboard:connect"), {"name": "laptop-agent", "space": default_space().slug,
+                                                          "origin": "local"}, HTTP_HOST=urlsplit(live_server.url).netloc)
+    page = response.content.decode()
+    assert f"export MEMORYHUB_URL={live_server.url}" in snippet_text(page, "env")
+    curl = subprocess.run(["bash", "-c", snippet_text(page, "curl")], capture_output=True, text=True, timeout=30)
+    assert curl.returncode == 0, curl.stderr
+    assert json.loads(curl.stdout)["result"]["space"] == "default"
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "clients" / "python"))
+    for line in snippet_text(page, "env").splitlines():
+        if line.startswith("export "):
+            name, value = line.removeprefix("export ").split("=", 1)
+            env[name] = shlex.split(value)[0]
+    python = subprocess.run([sys.executable, "-c", snippet_text(page, "python")], capture_output=True, text=True,
+                            timeout=60, env=env)
+    assert python.returncode == 0, python.stderr
+    assert "memoryhub is connected from Python" in python.stdout  # the context block recalls the note just written
+    assert sorted(Entry.objects.filter(space__slug="default").values_list("body", flat=True)) == [
+        "memoryhub is connected", "memoryhub is connected from Python"]
