@@ -1,134 +1,164 @@
-// The graph tab: a small force layout drawn in SVG, no library and no network beyond our own JSON.
+// The graph tab, drawn by Cytoscape.js (static/vendor/cytoscape.min.js) from our own graph.json:
+// nodes coloured by category with their labels, a legend, one checkbox per edge type (the server says which
+// start hidden: time proximity), and a click that opens the memory beside the graph.
 (function () {
   "use strict";
-  const SVG = "http://www.w3.org/2000/svg";
 
-  function el(name, attrs, parent) {
-    const node = document.createElementNS(SVG, name);
-    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-    if (parent) parent.appendChild(node);
-    return node;
+  function css(name, fallback) {
+    return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
   }
 
-  function layout(nodes, edges, width, height, steps) {
-    // Repulsion between every pair, springs along edges, a gentle pull to the centre.
-    const k = Math.sqrt((width * height) / Math.max(nodes.length, 1)) * 0.6;
-    for (let step = 0; step < steps; step++) {
-      const cool = 1 - step / steps;
-      for (const n of nodes) { n.dx = 0; n.dy = 0; }
-      for (let i = 0; i < nodes.length; i++) {
-        for (let j = i + 1; j < nodes.length; j++) {
-          const a = nodes[i], b = nodes[j];
-          let dx = a.x - b.x, dy = a.y - b.y;
-          const d2 = dx * dx + dy * dy || 0.01, d = Math.sqrt(d2);
-          const f = (k * k) / d2;
-          dx = (dx / d) * f; dy = (dy / d) * f;
-          a.dx += dx; a.dy += dy; b.dx -= dx; b.dy -= dy;
-        }
-      }
-      for (const e of edges) {
-        const dx = e.t.x - e.s.x, dy = e.t.y - e.s.y;
-        const d = Math.sqrt(dx * dx + dy * dy) || 0.01;
-        const f = ((d - k) / d) * 0.1 * (0.5 + Math.min(e.weight || 1, 1));
-        e.s.dx += dx * f; e.s.dy += dy * f; e.t.dx -= dx * f; e.t.dy -= dy * f;
-      }
-      for (const n of nodes) {
-        if (n.fixed) continue;
-        n.dx += (width / 2 - n.x) * 0.01; n.dy += (height / 2 - n.y) * 0.01;
-        const len = Math.sqrt(n.dx * n.dx + n.dy * n.dy) || 1;
-        const limit = Math.min(len, 20 * cool + 1);
-        n.x = Math.max(12, Math.min(width - 12, n.x + (n.dx / len) * limit));
-        n.y = Math.max(12, Math.min(height - 12, n.y + (n.dy / len) * limit));
-      }
+  function message(box, text, isError) {
+    const p = document.createElement("p");
+    p.className = isError ? "error graph-message" : "empty graph-message";
+    p.textContent = text;
+    box.replaceChildren(p);
+    box.dataset.ready = "true";
+  }
+
+  function style() {
+    const text = css("--text", "#1d2025"), panel = css("--panel", "#fff"), focus = css("--focus", "#ffbf47");
+    return [
+      { selector: "node", style: {
+        "background-color": "data(color)", width: 14, height: 14, label: "data(label)", color: text,
+        "font-size": 9, "text-valign": "bottom", "text-margin-y": 3, "text-wrap": "ellipsis",
+        "text-max-width": "110px", "min-zoomed-font-size": 7, "text-outline-color": panel, "text-outline-width": 2,
+        "border-color": panel, "border-width": 1.5 } },
+      { selector: "edge", style: {
+        "line-color": "data(color)", width: 1.5, opacity: 0.7, "curve-style": "bezier" } },
+      { selector: 'edge[type = "causal"], edge[type = "supersedes"]', style: {
+        "target-arrow-shape": "triangle", "target-arrow-color": "data(color)", "arrow-scale": 0.8 } },
+      { selector: 'edge[type = "temporal"]', style: { "line-style": "dashed", width: 1, opacity: 0.5 } },
+      { selector: ".off", style: { display: "none" } },
+      { selector: ".faded", style: { opacity: 0.15 } },
+      { selector: "node:selected", style: { "border-color": focus, "border-width": 4 } },
+    ];
+  }
+
+  function layout(cy) {
+    cy.elements().not(".off").layout({
+      name: "cose", animate: false, randomize: true, fit: true, padding: 24,
+      idealEdgeLength: 70, nodeRepulsion: 9000, componentSpacing: 50, numIter: 1200,
+    }).run();
+    if (cy.zoom() > 1.6) { cy.zoom(1.6); cy.center(); }  // a handful of nodes: no giant labels
+  }
+
+  function filters(cy, types) {
+    const box = document.getElementById("graph-filters");
+    for (const t of types) {
+      const label = document.createElement("label");
+      label.className = "check";
+      const input = document.createElement("input");
+      input.type = "checkbox";
+      input.name = "edge-type";
+      input.value = t.type;
+      input.checked = t.shown;
+      const swatch = document.createElement("span");
+      swatch.className = "swatch line" + (t.type === "temporal" ? " dashed" : "");
+      swatch.style.background = t.color;
+      swatch.style.color = t.color;
+      label.append(input, swatch, ` ${t.label} (${t.count})`);
+      input.addEventListener("change", () => {
+        cy.edges().filter((e) => e.data("type") === t.type).toggleClass("off", !input.checked);
+        layout(cy);
+      });
+      box.append(label);
+    }
+    box.hidden = types.length === 0;
+  }
+
+  function legend(groups) {
+    const box = document.getElementById("graph-legend");
+    for (const g of groups) {
+      const item = document.createElement("span");
+      item.className = "legend-item";
+      item.dataset.group = g.name;
+      const swatch = document.createElement("span");
+      swatch.className = "swatch round";
+      swatch.style.background = g.color;
+      item.append(swatch, ` ${g.name} (${g.count})`);
+      box.append(item);
     }
   }
 
-  function draw(svg, data) {
-    const width = svg.clientWidth || 800, height = svg.clientHeight || 560;
-    svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-    svg.replaceChildren();
-    if (data.error) {
-      el("text", { x: 16, y: 28, class: "graph-error" }, svg).textContent = data.error;
-      return;
+  function list(nodes, onPick) {
+    // The same nodes for keyboards, screen readers and small screens: a memory is a link to its page.
+    const details = document.getElementById("graph-list");
+    const ul = details.querySelector("ul");
+    for (const n of nodes) {
+      const li = document.createElement("li");
+      const item = document.createElement(n.url ? "a" : "button");
+      if (n.url) item.href = n.url;
+      else { item.type = "button"; item.className = "link"; item.addEventListener("click", () => onPick(n.id)); }
+      item.textContent = n.label || n.id;
+      li.append(item);
+      ul.append(li);
     }
-    if (!data.nodes.length) {
-      el("text", { x: 16, y: 28, class: "graph-empty" }, svg).textContent = svg.dataset.empty;
-      return;
-    }
-    const byId = new Map();
-    const nodes = data.nodes.map((n, i) => {
-      const angle = (i / data.nodes.length) * Math.PI * 2;
-      const node = { ...n, x: width / 2 + Math.cos(angle) * width / 3, y: height / 2 + Math.sin(angle) * height / 3 };
-      byId.set(String(n.id), node);
-      return node;
-    });
-    const edges = data.edges
-      .map((e) => ({ ...e, s: byId.get(String(e.source)), t: byId.get(String(e.target)) }))
-      .filter((e) => e.s && e.t);
-    layout(nodes, edges, width, height, 250);
-
-    const lines = edges.map((e) => {
-      const line = el("line", { class: `edge edge-${e.type}` }, svg);
-      el("title", {}, line).textContent = `${e.type} ${e.weight ?? ""}`;
-      return line;
-    });
-    const dots = nodes.map((n) => {
-      const g = el("g", { class: `node node-${n.category || n.type || "other"}`, tabindex: 0, role: "button" }, svg);
-      el("circle", { r: n.type === "entity" ? 5 : 7 }, g);
-      el("title", {}, g).textContent = n.label;
-      g.addEventListener("click", () => select(svg, n));
-      g.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); select(svg, n); } });
-      drag(svg, g, n, () => place(nodes, dots, edges, lines));
-      return g;
-    });
-    place(nodes, dots, edges, lines);
+    details.hidden = nodes.length === 0;
   }
 
-  function place(nodes, dots, edges, lines) {
-    nodes.forEach((n, i) => dots[i].setAttribute("transform", `translate(${n.x},${n.y})`));
-    edges.forEach((e, i) => {
-      lines[i].setAttribute("x1", e.s.x); lines[i].setAttribute("y1", e.s.y);
-      lines[i].setAttribute("x2", e.t.x); lines[i].setAttribute("y2", e.t.y);
-    });
-  }
-
-  function drag(svg, g, n, redraw) {
-    let moving = false;
-    g.addEventListener("pointerdown", (ev) => { moving = true; g.setPointerCapture(ev.pointerId); });
-    g.addEventListener("pointerup", () => { moving = false; });
-    g.addEventListener("pointermove", (ev) => {
-      if (!moving) return;
-      const point = svg.createSVGPoint();
-      point.x = ev.clientX; point.y = ev.clientY;
-      const local = point.matrixTransform(svg.getScreenCTM().inverse());
-      n.x = local.x; n.y = local.y; n.fixed = true;
-      redraw();
-    });
-  }
-
-  function select(svg, n) {
+  function show(box, node) {
     const detail = document.getElementById("graph-detail");
-    const entryUrl = svg.dataset.entryUrl;
-    if (entryUrl && /^\d+$/.test(String(n.id))) {
-      htmx.ajax("GET", entryUrl.replace(/\/0\/$/, `/${n.id}/`), { target: "#graph-detail", swap: "innerHTML" });
-      return;
-    }
     detail.replaceChildren();
     const title = document.createElement("h3");
-    title.textContent = n.label;
+    title.textContent = node.label || node.id;
     const meta = document.createElement("p");
     meta.className = "muted";
-    meta.textContent = [n.type, n.category, n.id].filter(Boolean).join(" · ");
+    meta.textContent = [node.type, node.category, node.id].filter(Boolean).join(" · ");
     detail.append(title, meta);
+    if (!node.url) return;
+    const open = document.createElement("a");
+    open.href = node.url;
+    open.className = "button";
+    open.id = "graph-open";
+    open.textContent = box.dataset.open + " →";
+    const body = document.createElement("div");
+    body.id = "graph-entry";
+    detail.append(open, body);
+    htmx.ajax("GET", node.url, { target: "#graph-entry", swap: "innerHTML" });
+  }
+
+  function draw(box, data) {
+    if (data.error) return message(box, data.error, true);
+    if (!data.nodes.length) return message(box, box.dataset.empty, false);
+    const shown = new Set(data.edge_types.filter((t) => t.shown).map((t) => t.type));
+    const entryUrl = box.dataset.entryUrl;  // a native memory's page, with 0 for its id
+    for (const n of data.nodes) {
+      if (!n.url && entryUrl && /^\d+$/.test(n.id)) n.url = entryUrl.replace(/\/0\/$/, `/${n.id}/`);
+    }
+    const elements = [
+      ...data.nodes.map((n) => ({ group: "nodes", data: n })),
+      ...data.edges.map((e) => ({ group: "edges", data: e, classes: shown.has(e.type) ? "" : "off" })),
+    ];
+    const cy = cytoscape({ container: box, elements, style: style(), minZoom: 0.15, maxZoom: 4, boxSelectionEnabled: false });
+    const pick = (id) => {
+      const node = cy.getElementById(id);
+      cy.elements().unselect();
+      node.select();
+      cy.elements().addClass("faded");
+      node.closedNeighborhood().removeClass("faded");
+      show(box, node.data());
+    };
+    cy.on("tap", "node", (ev) => pick(ev.target.id()));
+    cy.on("tap", (ev) => { if (ev.target === cy) cy.elements().removeClass("faded"); });
+    filters(cy, data.edge_types);
+    legend(data.groups);
+    list(data.nodes, pick);
+    const fit = document.getElementById("graph-fit");
+    fit.hidden = false;
+    fit.addEventListener("click", () => cy.fit(undefined, 24));
+    layout(cy);
+    box.dataset.ready = "true";
+    box.memoryGraph = cy;  // for the browser tests, which read what was drawn
   }
 
   function start() {
-    const svg = document.getElementById("graph");
-    if (!svg) return;
-    fetch(svg.dataset.url, { headers: { Accept: "application/json" } })
-      .then((r) => r.json())
-      .then((data) => draw(svg, data))
-      .catch((err) => draw(svg, { error: String(err), nodes: [], edges: [] }));
+    const box = document.getElementById("graph");
+    if (!box) return;
+    fetch(box.dataset.url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then((r) => { if (!r.ok) throw new Error(`HTTP ${r.status}`); return r.json(); })
+      .then((data) => draw(box, data))
+      .catch((err) => message(box, `${box.dataset.failed} ${err.message}`, true));
   }
 
   document.addEventListener("DOMContentLoaded", start);

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Min, Sum
 from django.db.models.functions import TruncDate
@@ -85,8 +86,9 @@ def top_recalled(space: MemorySpace) -> list[Entry]:
 
 
 def oplog_since(space: MemorySpace) -> datetime | None:
-    """When the op log's oldest kept row was written: recalls before it are no longer counted."""
-    return OpLog.objects.filter(space=space).aggregate(first=Min("created_at"))["first"]
+    """When the oldest row of a full op log was written: older recalls were trimmed away and are not counted."""
+    kept = OpLog.objects.filter(space=space).aggregate(first=Min("created_at"), rows=Count("id"))
+    return kept["first"] if kept["rows"] >= settings.MEMORYHUB["OPLOG_KEEP"] else None
 
 
 def with_sparklines(rows: list[MemorySpace]) -> list[MemorySpace]:
