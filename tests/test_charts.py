@@ -58,7 +58,7 @@ def test_activity_counts_live_memories_per_day_and_the_space_recalls(client, sta
     assert counted[str(today)] == (4, 2)  # three entries and the note; two searches found it
     assert counted[str(today - timedelta(days=2))] == (1, 0)
     assert sum(w for w, _ in counted.values()) == 5 and sum(r for _, r in counted.values()) == 2
-    assert f"{today:%Y-%m-%d}: 4 memories, 2 recalls" in page
+    assert f"{today:%Y-%m-%d}: 4 memories · 2 recalls" in page
 
 
 def test_the_period_is_chosen_from_fixed_choices(client, staff):
@@ -152,3 +152,11 @@ def test_axis_tops_are_round_and_all_zero_lines_lie_flat():
     assert [nice_ceiling(v) for v in (0, 1, 3, 7, 10, 11, 180, 501)] == [1, 1, 5, 10, 10, 20, 200, 1000]
     flat = sparkline([0] * 30)
     assert flat["total"] == 0 and set(p.split(",")[1] for p in flat["points"].split()) == {"21.0"}
+
+
+def test_charts_speak_chinese(client, staff):
+    entry(default_space(), 0, category="decision", hits=2)
+    client.cookies.load({"django_language": "zh-hans"})
+    page = client.get(reverse("dashboard:charts", args=["default"])).content.decode()
+    assert "类别分布" in page and "最常被召回" in page and "1 条记忆 · 0 次召回" in page
+    assert "最近 30 天 1 条记忆" in client.get("/").content.decode()

@@ -174,3 +174,11 @@ def test_the_curl_and_python_snippets_work_against_a_real_server(live_server, cl
     assert "memoryhub is connected from Python" in python.stdout  # the context block recalls the note just written
     assert sorted(Entry.objects.filter(space__slug="default").values_list("body", flat=True)) == [
         "memoryhub is connected", "memoryhub is connected from Python"]
+
+
+@pytest.mark.django_db
+def test_connect_page_speaks_chinese(client, staff):
+    client.cookies.load({"django_language": "zh-hans"})
+    page, _ = create(client)
+    assert "连接 Agent" in page and "正在等待使用 “laptop-agent” 的第一次调用" in page and ">复制<" in page
+    assert "MCP 客户端（Streamable HTTP）" in page
