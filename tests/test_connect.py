@@ -7,13 +7,20 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import anyio
 import pytest
 from django.urls import reverse
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from memoryhub.api.models import ApiToken, hash_token
 from memoryhub.audit.models import AuditEvent
@@ -23,6 +30,7 @@ from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import default_space
 
 ROOT = Path(__file__).resolve().parent.parent
+MCP_REMOTE = os.environ.get("MEMORYHUB_MCP_REMOTE") or shutil.which("mcp-remote")
 HX = {"HTTP_HX_REQUEST": "true"}
 
 
@@ -182,3 +190,54 @@ def test_connect_page_speaks_chinese(client, staff):
     page, _ = create(client)
     assert "连接 Agent" in page and "正在等待使用 “laptop-agent” 的第一次调用" in page and ">复制<" in page
     assert "MCP 客户端（Streamable HTTP）" in page
+
+
+def served_settings(hub, key: str) -> dict:
+    """The connect page's settings of one kind for a token of the served hub."""
+    raw = hub.token(name=f"connect-{key}")
+    snippet = next(s for s in snippets(hub.url, raw, "default") if s.key == key)
+    return json.loads(snippet.text)["mcpServers"]["memoryhub"]
+
+
+def test_the_mcp_settings_reach_the_served_hub_as_written(hub):
+    config = served_settings(hub, "mcp")
+
+    async def main():
+        http = create_mcp_http_client(headers=config["headers"])
+        async with http, streamable_http_client(config["url"], http_client=http) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                listed = await session.list_tools()
+                result = await session.call_tool("memory_note", {"text": "written over /mcp"})
+                return [t.name for t in listed.tools], result.structured_content
+
+    with ThreadPoolExecutor(1) as thread:
+        names, result = thread.submit(anyio.run, main).result()
+    assert "memory_note" in names and result["space"] == "default"
+
+
+@pytest.mark.skipif(not MCP_REMOTE, reason="mcp-remote is not installed (npm install mcp-remote, then put it on "
+                                           "PATH or set MEMORYHUB_MCP_REMOTE)")
+def test_the_stdio_recipe_works_through_mcp_remote(hub):
+    """The stdio settings run as an MCP client would run them: mcp-remote on stdin/stdout, header from env."""
+    config = served_settings(hub, "stdio")
+    assert config["command"] == "npx" and config["args"][:2] == ["-y", "mcp-remote"]
+    env = {**os.environ, **config["env"], "MCP_REMOTE_CONFIG_DIR": tempfile.mkdtemp()}
+    bridge = subprocess.Popen([MCP_REMOTE, *config["args"][2:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True, env=env)
+    try:
+        def ask(message: dict) -> dict | None:
+            bridge.stdin.write(json.dumps(message) + "\n")
+            bridge.stdin.flush()
+            return json.loads(bridge.stdout.readline()) if "id" in message else None
+
+        hello = ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}})
+        assert hello["result"]["serverInfo"]["name"] == "memoryhub"
+        ask({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        called = ask({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "memory_note", "arguments": {"text": "written through mcp-remote"}}})
+        assert called["result"]["isError"] is False and called["result"]["structuredContent"]["space"] == "default"
+    finally:
+        bridge.terminate()
+        bridge.wait(10)
