@@ -1,4 +1,5 @@
-"""Regenerate docs/screenshots/*.png (1280×800) by running the browser suite's screenshot test.
+"""Regenerate docs/screenshots/*.png by running the browser suite's screenshot tests (every test named
+*screenshots*): the main pages at 1280×800, the connect page, a chart, the graph and a page at phone width.
 
 Usage: .venv/bin/python scripts/screenshots.py   (needs Debian's chromium, and fonts-noto-cjk for the Chinese text)
 """
@@ -14,4 +15,4 @@ ROOT = Path(__file__).resolve().parent.parent
 if __name__ == "__main__":
     os.chdir(ROOT)
     os.environ["MEMORYHUB_SCREENSHOTS"] = str(ROOT / "docs" / "screenshots")
-    sys.exit(pytest.main(["-q", "tests/browser/test_dashboard_browser.py", "-k", "screenshots"]))
+    sys.exit(pytest.main(["-q", "-m", "browser", "tests/browser/", "-k", "screenshots"]))
