@@ -68,14 +68,18 @@ def test_the_period_is_chosen_from_fixed_choices(client, staff):
     assert len(days(client.get(reverse("dashboard:charts", args=["default"]) + "?days=100000").content.decode())) == 30
 
 
-def test_days_are_the_hubs_local_days(client, staff, settings):
-    settings.TIME_ZONE = "Asia/Shanghai"
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Shanghai", "Asia/Kathmandu", "America/St_Johns"])
+def test_days_are_the_hubs_local_days(client, staff, settings, zone):
+    """Just after and just before local midnight land on either side of it, whatever the offset (+5:45, -3:30…)."""
+    settings.TIME_ZONE = zone
     space = default_space()
-    local_today = timezone.localdate(timezone=timezone.get_fixed_timezone(8 * 60))
-    midnight_utc = datetime(local_today.year, local_today.month, local_today.day, tzinfo=timezone.get_fixed_timezone(8 * 60))
-    entry(space, at=midnight_utc + timedelta(minutes=30))  # 00:30 in Shanghai is 16:30 UTC the day before
+    today = timezone.localdate()
+    midnight = timezone.make_aware(datetime.combine(today, datetime.min.time()))
+    entry(space, at=midnight + timedelta(minutes=10))
+    entry(space, at=midnight - timedelta(minutes=10))
+    entry(space, at=midnight - timedelta(minutes=20))
     counted = days(client.get(reverse("dashboard:charts", args=["default"])).content.decode())
-    assert counted[str(local_today)] == (1, 0)
+    assert counted[str(today)] == (1, 0) and counted[str(today - timedelta(days=1))] == (2, 0)
 
 
 def test_category_mix_and_most_recalled(client, staff):

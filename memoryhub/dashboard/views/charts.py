@@ -7,11 +7,13 @@ works offline, and the numbers are in the page for screen readers and tests. Day
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.db import connection
 from django.db.models import Count, Min, Sum
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import TruncDate
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -54,10 +56,32 @@ def window(days: int) -> tuple[datetime, datetime, list[date]]:
 
 
 def per_day(queryset, field: str, *keys: str) -> dict:
-    """{(key…, day): count} from one GROUP BY over the rows' local day."""
-    rows = (queryset.order_by().annotate(day=TruncDate(field)).values(*keys, "day")
-            .annotate(n=Count("id")).values_list(*keys, "day", "n"))
-    return {tuple(row[:-1]): row[-1] for row in rows}
+    """{(key…, local day): count} from one GROUP BY over the rows' `field` (a datetime column).
+
+    PostgreSQL finds the local day itself. On SQLite Django would call a Python function per row for that
+    (about 10 µs each, 0.2 s for the 25k rows of a busy quarter), so there rows are counted per UTC hour
+    natively, from the UTC text SQLite keeps, and the buckets are folded into local days here; per quarter
+    hour where the time zone's offset is not whole hours.
+    """
+    queryset = queryset.order_by()
+    if connection.vendor != "sqlite":
+        rows = (queryset.annotate(day=TruncDate(field)).values(*keys, "day").annotate(n=Count("id"))
+                .values_list(*keys, "day", "n"))
+        return {tuple(row[:-1]): row[-1] for row in rows}
+    column = f'"{queryset.model._meta.db_table}"."{queryset.model._meta.get_field(field).column}"'
+    quarters = any(timezone.localtime(moment).utcoffset().total_seconds() % 3600 for moment in
+                   (timezone.now(), timezone.now() - timedelta(days=max(DAY_CHOICES))))
+    bucket = f"substr({column}, 1, 14) || (CAST(substr({column}, 15, 2) AS INTEGER) / 15)" if quarters \
+        else f"substr({column}, 1, 13)"
+    rows = (queryset.annotate(bucket=RawSQL(bucket, [])).values(*keys, "bucket").annotate(n=Count("id"))
+            .values_list(*keys, "bucket", "n"))
+    counts: dict = {}
+    for *key, text, n in rows:
+        hour, _, quarter = text.partition(":")
+        start = datetime.fromisoformat(hour + ":00").replace(tzinfo=UTC) + timedelta(minutes=15 * int(quarter or 0))
+        day = (*key, timezone.localtime(start).date())
+        counts[day] = counts.get(day, 0) + n
+    return counts
 
 
 def activity(space: MemorySpace, days: int) -> list[Day]:
