@@ -20,9 +20,9 @@
     const text = css("--text", "#1d2025"), panel = css("--panel", "#fff"), focus = css("--focus", "#ffbf47");
     return [
       { selector: "node", style: {
-        "background-color": "data(color)", width: 14, height: 14, label: "data(label)", color: text,
-        "font-size": 9, "text-valign": "bottom", "text-margin-y": 3, "text-wrap": "ellipsis",
-        "text-max-width": "110px", "min-zoomed-font-size": 7, "text-outline-color": panel, "text-outline-width": 2,
+        "background-color": "data(color)", width: 16, height: 16, label: "data(label)", color: text,
+        "font-size": 12, "text-valign": "bottom", "text-margin-y": 3, "text-wrap": "ellipsis",
+        "text-max-width": "130px", "min-zoomed-font-size": 7, "text-outline-color": panel, "text-outline-width": 2,
         "border-color": panel, "border-width": 1.5 } },
       { selector: "edge", style: {
         "line-color": "data(color)", width: 1.5, opacity: 0.7, "curve-style": "bezier" } },
@@ -36,11 +36,33 @@
   }
 
   function layout(cy) {
-    cy.elements().not(".off").layout({
-      name: "cose", animate: false, randomize: true, fit: true, padding: 24,
-      idealEdgeLength: 70, nodeRepulsion: 9000, componentSpacing: 50, numIter: 1200,
-    }).run();
-    if (cy.zoom() > 1.6) { cy.zoom(1.6); cy.center(); }  // a handful of nodes: no giant labels
+    // Linked memories by a force layout within the box's shape (labels count as part of a node's size, so they
+    // do not pile up), the unlinked ones in rows beneath them instead of scattered around.
+    const shown = cy.elements().not(".off");
+    const alone = shown.nodes().filter((n) => n.connectedEdges().not(".off").length === 0);
+    const linked = shown.not(alone);
+    const W = cy.width() || 800, H = cy.height() || 560;
+    let top = 0, left = 0, width = 0;
+    if (linked.nodes().length) {
+      const area = { x1: 0, y1: 0, w: W, h: H };
+      linked.layout({ name: "circle", animate: false, fit: false, boundingBox: area }).run();
+      linked.layout({
+        name: "cose", animate: false, randomize: false, fit: false, boundingBox: area,
+        nodeDimensionsIncludeLabels: true, idealEdgeLength: 80, nodeRepulsion: 12000, nodeOverlap: 20,
+        componentSpacing: 40, numIter: 2000,
+      }).run();
+      const box = linked.boundingBox();
+      top = box.y2 + 50; left = box.x1; width = box.w;
+    }
+    if (alone.length) {
+      const cols = Math.max(1, Math.min(alone.length, Math.max(Math.floor(width / 130),
+        Math.ceil(Math.sqrt(alone.length * W / H)))));
+      const rows = Math.ceil(alone.length / cols);
+      alone.layout({ name: "grid", animate: false, fit: false, cols, avoidOverlap: true,
+        boundingBox: { x1: left, y1: top, w: cols * 130, h: rows * 60 } }).run();
+    }
+    cy.fit(shown, 24);
+    if (cy.zoom() > 1.6) { cy.zoom(1.6); cy.center(shown); }  // a handful of nodes: no giant labels
   }
 
   function filters(cy, types) {
