@@ -155,7 +155,7 @@ def test_toggling_a_space_keeps_its_sparkline(client, staff):
 def test_axis_tops_are_round_and_all_zero_lines_lie_flat():
     assert [nice_ceiling(v) for v in (0, 1, 3, 7, 10, 11, 180, 501)] == [1, 1, 5, 10, 10, 20, 200, 1000]
     flat = sparkline([0] * 30)
-    assert flat["total"] == 0 and set(p.split(",")[1] for p in flat["points"].split()) == {"21.0"}
+    assert flat["total"] == 0 and {p.split(",")[1] for p in flat["points"].split()} == {"21.0"}
 
 
 def test_charts_speak_chinese(client, staff):
