@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from memoryhub.dashboard.templatetags.charts import nice_ceiling, sparkline
 from memoryhub.memories.models import Entry, OpLog
+from memoryhub.memories.write.gateway import log_op
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import default_space
 
@@ -105,21 +106,20 @@ def test_an_empty_space_says_so(client, staff):
     assert set(days(page).values()) == {(0, 0)}
 
 
-def test_the_recall_count_says_when_a_full_op_log_no_longer_reaches_back(client, staff, settings):
+def test_the_recall_count_says_when_the_op_log_was_trimmed_within_the_chart(client, staff, settings):
     settings.MEMORYHUB = {**settings.MEMORYHUB, "OPLOG_KEEP": 3}
     space = default_space()
 
     def note_shown():
         return "keeps its newest operations only" in client.get(reverse("dashboard:charts", args=["default"])).content.decode()
 
-    for days_ago in (3, 2):
-        OpLog.objects.create(space=space, operation="recall", detail="q=x hits=1",
-                             created_at=timezone.now() - timedelta(days=days_ago))
-    assert not note_shown()  # a young hub: its log reaches back to its first operation
-    OpLog.objects.create(space=space, operation="recall", detail="q=x hits=1", created_at=timezone.now())
-    assert note_shown()  # full: older rows may have been trimmed
-    OpLog.objects.filter(space=space).order_by("id").update(created_at=timezone.now() - timedelta(days=60))
-    assert not note_shown()  # full, but reaching back past the chart's first day
+    for _ in range(3):
+        log_op(space, "recall", detail="q=x hits=1")
+    assert not note_shown()  # full, but nothing trimmed yet: the log reaches back to its first operation
+    log_op(space, "recall", detail="q=x hits=1")
+    assert OpLog.objects.filter(space=space).count() == 3 and note_shown()  # the first was trimmed
+    OpLog.objects.filter(space=space).update(created_at=timezone.now() - timedelta(days=60))
+    assert not note_shown()  # trimmed, but what is kept reaches back past the chart's first day
 
 
 def test_home_draws_a_sparkline_per_native_space_from_one_query(client, staff):

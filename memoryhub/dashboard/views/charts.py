@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.db.models import Count, Min, Sum
@@ -110,9 +109,10 @@ def top_recalled(space: MemorySpace) -> list[Entry]:
 
 
 def oplog_since(space: MemorySpace) -> datetime | None:
-    """When the oldest row of a full op log was written: older recalls were trimmed away and are not counted."""
-    kept = OpLog.objects.filter(space=space).aggregate(first=Min("created_at"), rows=Count("id"))
-    return kept["first"] if kept["rows"] >= settings.MEMORYHUB["OPLOG_KEEP"] else None
+    """When the op log's oldest row was written, if older ones were trimmed (its `seq` is past 1): recalls
+    before it are no longer counted."""
+    kept = OpLog.objects.filter(space=space).aggregate(first=Min("created_at"), first_seq=Min("seq"))
+    return kept["first"] if (kept["first_seq"] or 0) > 1 else None
 
 
 def with_sparklines(rows: list[MemorySpace]) -> list[MemorySpace]:
