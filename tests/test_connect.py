@@ -22,7 +22,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from memoryhub.api.models import ApiToken, hash_token
+from memoryhub.agents.models import ApiToken, hash_token
 from memoryhub.audit.models import AuditEvent
 from memoryhub.dashboard.views.connect import snippets
 from memoryhub.memories.models import Entry

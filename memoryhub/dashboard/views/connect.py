@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
-from memoryhub.api.models import ApiToken
+from memoryhub.agents.models import ApiToken
 from memoryhub.audit.models import record
 from memoryhub.dashboard.forms_providers import ConnectForm
 from memoryhub.memories.models import OpLog
