@@ -9,13 +9,14 @@ with the field to blame, or returns what the call may use.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from django.db.models import Q, QuerySet
 
 from memoryhub.access.call import Call
 from memoryhub.agents import sessions
 from memoryhub.core.errors import ApiError, bad
-from memoryhub.memories.models import Entry, Topic
+from memoryhub.memories.models import Entry, RemoteWrite, Topic
 from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_path
 from memoryhub.spaces.services import DEFAULT_SPACE_SLUG, NotFound, default_space, resolve_workspace, workspace_space
 from memoryhub.vault.models import AccessRequest, Grant
@@ -153,7 +154,8 @@ def _readable_space(call: Call, space: MemorySpace, record_id: str) -> None:
 
 def visible_entry(call: Call, record_id: str) -> Entry:
     """A native entry this call may read: allowed, active, not vault, origin-visible; else not_found."""
-    entry = Entry.objects.live().select_related("space").filter(pk=int(record_id)).first()
+    entry = Entry.objects.live().select_related("space").filter(pk=int(record_id)).first() \
+        if record_id.isascii() and record_id.isdigit() and len(record_id) < 19 else None
     if entry is None or entry.space.is_vault:
         raise ApiError("not_found", f"no memory {record_id!r}", "id")
     named_space(call, entry.space.slug, "id")
@@ -180,10 +182,43 @@ def remote_space(call: Call, record_id: str) -> tuple[MemorySpace, str]:
     """The space and provider id of a third-party memory id (`<space slug>:<provider id>`)."""
     slug, _, remote_id = record_id.partition(":")
     space = MemorySpace.objects.filter(slug=slug).first()
-    if space is None or not remote_id:
+    if space is None or not remote_id or space.is_native:  # a native memory is named by its number alone
         raise ApiError("not_found", f"no memory {record_id!r}", "id")
     _readable_space(call, space, record_id)
     return space, remote_id
+
+
+# --- one memory to change (memory_link, memory_feedback) ---------------------------------
+@dataclass(frozen=True)
+class Target:
+    """A memory a call may change: its space, and either the native entry or the provider's id."""
+
+    space: MemorySpace
+    entry: Entry | None = None
+    remote_id: str = ""
+
+
+def changeable_memory(call: Call, record_id: str, field: str = "id") -> Target:
+    """A memory id resolved as memory_recall resolves it, each refusal blamed on `field`.
+
+    A non-local token changes only what its own origin wrote: native entries of its origin, and the
+    third-party records the hub wrote for that origin (by the id the write answered with)."""
+    try:
+        if record_id.isdigit():
+            entry = visible_entry(call, record_id)
+            return Target(entry.space, entry=entry)
+        space, remote_id = remote_space(call, record_id)
+    except ApiError as exc:
+        exc.field = field if exc.field == "id" else exc.field
+        raise
+    if not call.is_local and not _written_for(call.origin, space, remote_id):
+        raise ApiError("not_found", f"no memory {record_id!r}", field)
+    return Target(space, remote_id=remote_id)
+
+
+def _written_for(origin: str, space: MemorySpace, remote_id: str) -> bool:
+    """Did the hub write this third-party record for `origin`? (The id its write answered with.)"""
+    return RemoteWrite.objects.filter(space=space, origin=origin, provider_id=remote_id).exists()
 
 
 # --- vault requests -----------------------------------------------------------------------

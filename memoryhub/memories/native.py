@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import Count, Q
 
-from memoryhub.memories.models import Category, Edge, EdgeType, EntityRef, Entry, OpLog
+from memoryhub.memories.models import EDGE_TYPES, Category, Edge, EdgeType, EntityRef, Entry, OpLog
 from memoryhub.memories.search import fulltext as search
 from memoryhub.memories.write import gateway
 from providers.base import Capabilities, Provider, ProviderError, Receipt, Record
@@ -125,4 +125,6 @@ class NativeProvider(Provider):
     def link(self, source_id: str, target_id: str, edge_type: str = EdgeType.SEMANTIC, weight: float = 0.5) -> None:
         if not 0.0 <= weight <= 1.0:
             raise ProviderError("weight must be between 0 and 1", permanent=True)
+        if edge_type not in EDGE_TYPES:
+            raise ProviderError(f"a link's kind is one of {', '.join(EDGE_TYPES)}, not {edge_type!r}", permanent=True)
         gateway.link(self._entry(source_id), self._entry(target_id), edge_type, weight)

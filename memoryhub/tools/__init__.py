@@ -2,6 +2,6 @@
 
 `base` holds the Tool type and the `tool` decorator, `args` the argument readers, and each
 handler module one family of tools (`memory`: save, search, recall, forget, profile, facts;
-`vault`: request, status, read; `notebooks`: MEMORY.md and USER.md). `registry` lists them all
-explicitly; importing a handler module registers nothing by itself.
+`graph`: link, trust feedback; `vault`: request, status, read; `notebooks`: MEMORY.md and USER.md).
+`registry` lists them all explicitly; importing a handler module registers nothing by itself.
 """

@@ -107,3 +107,11 @@ def obj(value: Any, name: str) -> dict:
     if not isinstance(value, dict):
         raise bad(f"{name} must be an object", name)
     return value
+
+
+def record_id(args: dict, name: str = "id") -> str:
+    """A memory id as the hub hands them out: `123`, `t12` or `<space slug>:<provider id>`, ASCII only."""
+    value = text(args, name, required=True, max_len=300).strip()
+    if not value.isascii() or not value.isprintable():
+        raise bad(f"{name} must be a memory id the hub handed out (ASCII)", name)
+    return value

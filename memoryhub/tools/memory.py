@@ -17,7 +17,7 @@ from memoryhub.memories.search import recall
 from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for
-from memoryhub.tools import args as A
+from memoryhub.tools import args as A, graph
 from memoryhub.tools.base import SPACE, WORKSPACE, tool
 from providers.base import ProviderError
 
@@ -78,7 +78,7 @@ def memory_recall(call: Call, session_id: str, args: dict) -> dict:
                     for e in entry.digested.live().order_by("at")]
         return {"id": str(entry.pk), "space": entry.space.slug, "title": entry.title, "body": entry.body,
                 "category": entry.category, "at": entry.at_iso, "tags": entry.tags,
-                "related": entry.related, "expanded": expanded}
+                "related": list(dict.fromkeys(entry.related + graph.linked(call, entry))), "expanded": expanded}
     space, remote_id = policy.remote_space(call, record_id)
     provider = provider_for(space)
     if not provider.capabilities.get:
