@@ -153,6 +153,14 @@ class MemoryHubClient:
     def forget(self, session_id: str, id: str) -> Json:
         return self.call_tool("memory_forget", session_id, {"id": id})
 
+    def link(self, session_id: str, source: str, target: str, kind: str | None = None) -> Json:
+        """memory_link: link two memories of one space (native); returns {"from", "to", "kind"}."""
+        return self.call_tool("memory_link", session_id, _given(kind=kind, **{"from": source, "to": target}))
+
+    def feedback(self, session_id: str, id: str, verdict: str) -> Json:
+        """memory_feedback: "helpful" or "wrong" where the provider keeps trust; returns {"id", "trust"}."""
+        return self.call_tool("memory_feedback", session_id, {"id": id, "verdict": verdict})
+
     def profile(self, session_id: str, action: str = "get", profile: str | None = None, *, space: str | None = None,
                 workspace: str | None = None) -> Json:
         return self.call_tool("memory_profile", session_id, _given(action=action, profile=profile, space=space,
