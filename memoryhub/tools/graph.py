@@ -1,13 +1,12 @@
 """The graph tools: an explicit link between two memories, and a verdict on one memory (trust feedback).
 
-Each answers `422 unsupported` where the space's provider does not declare the capability (`link`; trust
-scores for feedback). Every id is resolved through access/policy as memory_recall resolves it, so the
-origin, vault, token and inactive-space rules hold for both ends of a link.
+Each answers `422 unsupported` where the space's provider does not declare the capability: `link`, which only
+native declares (its typed edges, written through the write gateway), or trust scores for feedback. Every id
+is resolved through access/policy as memory_recall resolves it, so the origin, vault, token and
+inactive-space rules hold for both ends of a link.
 """
 
 from __future__ import annotations
-
-from typing import Callable, TypeVar
 
 from memoryhub.access import policy
 from memoryhub.access.call import Call
@@ -16,11 +15,10 @@ from memoryhub.core.errors import ApiError, bad
 from memoryhub.memories import remote
 from memoryhub.memories.models import EDGE_TYPES, EdgeType, Entry
 from memoryhub.memories.write import gateway
-from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for
 from memoryhub.tools import args as A
 from memoryhub.tools.base import tool
-from providers.base import Provider, ProviderError
+from providers.base import ProviderError
 from providers.registry import get_provider_class
 
 WEIGHT = 0.5  # an explicit link's weight (Mnemon's `link` default); the worker's own edges carry theirs
@@ -29,7 +27,6 @@ MEMORY_ID = {"type": "string", "description": "A memory id from a card, a search
 KIND = {"type": "string", "enum": EDGE_TYPES, "description": (
     "The native store's edge types: semantic (default: about the same thing), causal (from led to to), "
     "temporal (one followed the other), entity (about the same named thing), supersedes (from replaces to).")}
-T = TypeVar("T")
 
 
 @tool("memory_link", "Link two memories of one space, where its provider keeps explicit links (native); "
@@ -39,20 +36,17 @@ def memory_link(call: Call, session_id: str, args: dict) -> dict:
     source_id, target_id = A.record_id(args, "from"), A.record_id(args, "to")
     kind = A.choice(args, "kind", EDGE_TYPES, default=EdgeType.SEMANTIC)
     source = policy.changeable_memory(call, source_id, "from")
-    label = unsupported_unless(source.space, "link", "from")
+    provider_class = get_provider_class(source.space.provider)
+    if not provider_class.capabilities.link or source.entry is None:  # native is the one provider with links
+        raise ApiError("unsupported", f"{provider_class.label} (space {source.space.slug!r}) keeps no links "
+                                      "between memories", "from")
     target = policy.changeable_memory(call, target_id, "to")
     if target.space.pk != source.space.pk:
         raise bad(f"to is in space {target.space.slug!r} and from in {source.space.slug!r}; "
                   "a link joins two memories of one space", "to")
-    if (target.entry, target.remote_id) == (source.entry, source.remote_id):
+    if target.entry.pk == source.entry.pk:
         raise bad("to must name another memory than from", "to")
-    if source.entry is not None:
-        gateway.link(source.entry, target.entry, kind, WEIGHT, actor=call.actor)
-    else:
-        on_provider(source.space, "from", lambda provider: provider.link(
-            source.remote_id, target.remote_id, kind, WEIGHT))
-        record(call.actor, "memory.link", source.space.slug, source_id=source_id, target_id=target_id, kind=kind,
-               provider=label)
+    gateway.link(source.entry, target.entry, kind, WEIGHT, actor=call.actor)
     return {"from": source_id, "to": target_id, "kind": kind}
 
 
@@ -68,12 +62,16 @@ def memory_feedback(call: Call, session_id: str, args: dict) -> dict:
     if not provider_class.has_trust:
         raise ApiError("unsupported", f"{provider_class.label} (space {target.space.slug!r}) keeps no trust scores",
                        "id")
-
-    def give(provider: Provider) -> list[float]:
-        ids = remote.record_ids(target.space, provider, target.remote_id)
-        return [provider.feedback(one, verdict == "helpful").extra["trust"] for one in ids]
-
-    trust = on_provider(target.space, "id", give)
+    provider = provider_for(target.space)
+    try:
+        trust = [provider.feedback(one, verdict == "helpful").extra["trust"]
+                 for one in remote.record_ids(target.space, provider, target.remote_id)]
+    except ProviderError as exc:
+        if exc.status == 404:
+            raise ApiError("not_found", f"no memory {record_id!r}: {exc.message}", "id") from exc
+        raise
+    finally:
+        provider.close()
     record(call.actor, "memory.feedback", target.space.slug, id=record_id, verdict=verdict, trust=trust)
     return {"id": record_id, "trust": trust[0]}
 
@@ -84,24 +82,3 @@ def linked(call: Call, entry: Entry) -> list[str]:
     found = Entry.objects.live().filter(edges_in__source=entry, edges_in__metadata__has_key="created_by")
     return [str(pk) for pk in policy.of_visible_origin(call, found).order_by("pk").values_list("pk", flat=True)
             .distinct()]
-
-
-def unsupported_unless(space: MemorySpace, capability: str, field: str) -> str:
-    """The label of the space's provider, or `422 unsupported` when it does not declare `capability`."""
-    provider_class = get_provider_class(space.provider)
-    if not getattr(provider_class.capabilities, capability):
-        raise ApiError("unsupported", f"{provider_class.label} (space {space.slug!r}) has no {capability}", field)
-    return provider_class.label
-
-
-def on_provider(space: MemorySpace, field: str, work: Callable[[Provider], T]) -> T:
-    """One piece of work with the space's provider; a record it does not know is `404 not_found` on `field`."""
-    provider = provider_for(space)
-    try:
-        return work(provider)
-    except ProviderError as exc:
-        if exc.status == 404:
-            raise ApiError("not_found", f"no memory in {space.slug!r}: {exc.message}", field) from exc
-        raise
-    finally:
-        provider.close()
