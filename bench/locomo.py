@@ -1,14 +1,16 @@
-"""LoCoMo evidence-recall benchmark (../shared/bench/README.md) through the real write and search path.
+"""LoCoMo benchmarks (../shared/bench/README.md) through the real write, search and /context paths.
 
 Each conversation becomes one space; each dialog turn one entry ("<speaker>: <text>", the session's
 date and id). Every answerable question is searched; evidence recall@k is the mean fraction of its
 evidence turns in the top k. A plain Okapi BM25 over the same tokens runs beside it as the baseline.
+Then every question asks /api/v1/context for its block (context_block.py: what the agent is given).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -20,12 +22,15 @@ from pathlib import Path
 from django.conf import settings
 from django.test import override_settings
 
+from bench import context_block
+
 KS = (1, 5, 10, 20)
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo" / "locomo_dev.json"
+DATA = Path(os.environ.get("LOCOMO_DATA")
+            or Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo" / "locomo_dev.json")
 
 
 def sessions(conversation: dict):
-    """(session id, datetime, turns) in order."""
+    """(session id, datetime, the date as written, turns) in order."""
     n = 1
     while f"session_{n}" in conversation:
         raw = conversation.get(f"session_{n}_date_time", "")
@@ -33,7 +38,7 @@ def sessions(conversation: dict):
             at = datetime.strptime(raw, "%I:%M %p on %d %B, %Y")
         except ValueError:
             at = datetime(2023, 1, 1)
-        yield f"S{n}", at, conversation[f"session_{n}"]
+        yield f"S{n}", at, raw, conversation[f"session_{n}"]
         n += 1
 
 
@@ -45,9 +50,10 @@ def turn_text(turn: dict) -> str:
 
 
 def questions(sample: dict):
+    """(question, evidence dialog ids, gold answer) of the answerable questions."""
     for qa in sample["qa"]:
         if qa.get("category") in (1, 2, 3, 4) and qa.get("evidence"):
-            yield qa["question"], set(qa["evidence"])
+            yield qa["question"], set(qa["evidence"]), qa.get("answer", "")
 
 
 def recall_at(ranked: list[str], evidence: set[str], k: int) -> float:
@@ -103,14 +109,16 @@ def run(limit_conversations: int | None = None) -> dict:
     base = {k: [] for k in KS}
     latencies: list[float] = []
     blended_latencies: list[float] = []
+    block = Blocks()
     ingest_seconds = enrich_seconds = embed_seconds = 0.0
     turns_written = 0
     for index, sample in enumerate(samples):
         space = MemorySpace.objects.create(slug=f"locomo-{index}", name=sample.get("sample_id", f"conv {index}"))
         dia_of: dict[int, str] = {}
         docs: list[tuple[str, list[str]]] = []
+        lines: dict[str, tuple[str, str]] = {}  # dialog id -> (its packed line, its words after "<speaker>:")
         started = time.perf_counter()
-        for session_id, at, turns in sessions(sample["conversation"]):
+        for session_id, at, written_at, turns in sessions(sample["conversation"]):
             for turn in turns:
                 text = turn_text(turn)
                 draft = gateway.Draft(kind=Kind.TURN, category=Category.CONTEXT, body=text,
@@ -118,6 +126,8 @@ def run(limit_conversations: int | None = None) -> dict:
                 written = gateway.write(space, draft)
                 dia_of[written.entry.pk] = turn["dia_id"]
                 docs.append((turn["dia_id"], tokenize(text)))
+                said = text.split(": ", 1)[1]
+                lines[turn["dia_id"]] = (context_block.turn_line(written_at, turn["speaker"], said), said)
                 turns_written += 1
         ingest_seconds += time.perf_counter() - started
         started = time.perf_counter()
@@ -129,7 +139,7 @@ def run(limit_conversations: int | None = None) -> dict:
             vectors.embed_pending(space.pk, raise_errors=True)
             embed_seconds += time.perf_counter() - started
         baseline = BM25(docs)
-        for question, evidence in questions(sample):
+        for question, evidence, _answer in questions(sample):
             with words_only():
                 ranked = _ranked(recall, space, question, dia_of, latencies)
             base_ranked = baseline.rank(tokenize(question), max(KS))
@@ -140,6 +150,10 @@ def run(limit_conversations: int | None = None) -> dict:
                 ranked = _ranked(recall, space, question, dia_of, blended_latencies)
                 for k in KS:
                     blended[k].append(recall_at(ranked, evidence, k))
+        # After the searches: an agent's /context counts as recall and bumps what it shows.
+        with words_only():
+            for question, evidence, answer in questions(sample):
+                block.measure(space.slug, question, evidence, answer, lines, baseline.rank(tokenize(question), 200))
     return {
         "questions": len(latencies),
         "turns": turns_written,
@@ -149,12 +163,50 @@ def run(limit_conversations: int | None = None) -> dict:
         "bm25": {k: statistics.mean(v) for k, v in base.items()},
         "p50_ms": percentile(latencies, 50),
         "p95_ms": percentile(latencies, 95),
+        "context": block.result(),
         "embeddings": {
             "model": settings.MEMORYHUB["EMBEDDINGS_MODEL"], "recall": {k: statistics.mean(v) for k, v in blended.items()},
             "p50_ms": percentile(blended_latencies, 50), "p95_ms": percentile(blended_latencies, 95),
             "embed_turns_per_s": turns_written / embed_seconds,
         } if semantic else None,
     }
+
+
+class Blocks:
+    """The context metric per question for memoryhub's block, packed BM25 and the oracle."""
+
+    def __init__(self):
+        self.client = None
+        self.scores: dict[str, dict[str, list[float]]] = {
+            name: {"answer": [], "evidence": [], "evidence_words": []} for name in ("memoryhub", "bm25", "oracle")}
+        self.latencies: list[float] = []
+        self.chars: list[int] = []
+
+    def measure(self, slug: str, question: str, evidence: set[str], answer, lines: dict[str, tuple[str, str]],
+                bm25_ranked: list[str]) -> str:
+        """Score one question's three blocks; returns memoryhub's."""
+        if self.client is None:
+            self.client = context_block.ContextClient()
+        with override_settings(MEMORYHUB={**settings.MEMORYHUB, "RATE_LIMIT_PER_MINUTE": 0}):
+            ours = self.client.block(slug, question, self.latencies)
+        self.chars.append(len(ours))
+        ordered = sorted(evidence)
+        blocks = {
+            "memoryhub": ours,
+            "bm25": context_block.packed([lines[d][0] for d in bm25_ranked]),
+            "oracle": "\n".join(lines[d][0] for d in ordered if d in lines),
+        }
+        said = [lines[d][1] if d in lines else None for d in ordered]
+        for name, text in blocks.items():
+            self.scores[name]["answer"].append(context_block.answer_in(text, answer))
+            self.scores[name]["evidence"].append(context_block.evidence_seen(text, said))
+            self.scores[name]["evidence_words"].append(context_block.evidence_seen(text, said, strict=False))
+        return ours
+
+    def result(self) -> dict:
+        means = {name: {metric: statistics.mean(v) for metric, v in by.items()} for name, by in self.scores.items()}
+        return {**means, "p50_ms": percentile(self.latencies, 50), "p95_ms": percentile(self.latencies, 95),
+                "mean_chars": statistics.mean(self.chars)}
 
 
 def _ranked(recall, space, question: str, dia_of: dict, latencies: list[float]) -> list[str]:
@@ -181,6 +233,17 @@ def report(result: dict) -> str:
         f"ingest {result['ingest_turns_per_s']:.0f} turns/s (in-process write pipeline), "
         f"{result['enrich_turns_per_s']:.0f} turns/s (the worker's edges and topics)",
         "targets: R@10 >= 0.62, search p95 <= 25 ms",
+    ]
+    ctx = result["context"]
+    lines += [
+        f"what /context gives (budget {context_block.BUDGET} chars): answer-in-context, evidence seen "
+        "(as defined; among the block's content words)",
+        *(f"{label:26}{ctx[name]['answer']:<9.3f}{ctx[name]['evidence']:<9.3f}{ctx[name]['evidence_words']:.3f}"
+          for name, label in (("memoryhub", "memoryhub"), ("bm25", "packed BM25 baseline"),
+                              ("oracle", "oracle (evidence turns)"))),
+        f"/context over HTTP p50 {ctx['p50_ms']:.1f} ms, p95 {ctx['p95_ms']:.1f} ms; blocks of {ctx['mean_chars']:.0f} "
+        "chars on average",
+        "targets: answer-in-context >= 0.35, evidence seen >= 0.55",
     ]
     semantic = result.get("embeddings")
     if semantic:

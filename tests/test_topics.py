@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memoryhub.memories.growth import topics
+from memoryhub.memories.search import block
 from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, Topic
 from memoryhub.spaces.models import MemorySpace
@@ -86,7 +87,7 @@ def test_assign_is_idempotent(space):
 
 
 def test_kind_title_and_card(space):
-    """The seed's card, one line, exactly."""
+    """Kind and title as the seed's card names them; the block's topic line, exactly."""
     bodies = [
         "alerts.log 里全是第三方应用的告警，先看一下格式",
         "alerts.log 的告警按应用分组后，发现测试包也在上报",
@@ -100,21 +101,22 @@ def test_kind_title_and_card(space):
     topic = Topic.objects.get()
     assert topic.kind == "decision"
     assert topic.title == "alerts.log / third-party app testing"
-    assert topics.card(topic) == (
-        f"2026-10-22 10:25~13:09 · 4 turns · decision — alerts.log / third-party app testing | id=t{entries[0].topic_id}"
-    )
+    assert (topic.started_at, topic.ended_at) == (T0, T0 + timedelta(minutes=164))
+    assert block.topic_line(topic) == (
+        f"- 22 October 2026 · 4 turns · decision — alerts.log / third-party app testing | id=t{entries[0].topic_id}")
 
 
 def test_card_across_midnight_and_singular(space):
     entry = Entry.objects.create(space=space, kind="turn", body="Deploy notes for example.com", session_id="n",
                                  at=datetime(2026, 10, 22, 23, 50, tzinfo=UTC), content_hash="h")
     topic = topics.assign(entry)
-    assert topics.card(topic) == f"2026-10-22 23:50~23:50 · 1 turn · general — example.com | id=t{topic.pk}"
+    assert block.topic_line(topic) == f"- 22 October 2026 · 1 turn — example.com | id=t{topic.pk}"
     later = Entry.objects.create(space=space, kind="turn", body="example.com deploy done", session_id="n",
                                  at=datetime(2026, 10, 23, 0, 30, tzinfo=UTC), content_hash="h")
     topics.assign(later)
     topic.refresh_from_db()
-    assert topics.card(topic).startswith("2026-10-22 23:50~2026-10-23 00:30 · 2 turns · general")
+    assert (topic.started_at, topic.ended_at) == (entry.at, later.at)
+    assert block.topic_line(topic).startswith("- 22 October 2026 · 2 turns — ")
 
 
 def test_title_falls_back_to_summary_then_keywords(space):

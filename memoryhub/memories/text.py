@@ -137,22 +137,185 @@ def extract_entities(text: str, known: set[str] | frozenset[str] = frozenset()) 
     return found[:50]
 
 
-# --- summaries -----------------------------------------------------------------------
-_SENTENCE = re.compile(r"(?<=[.!?。！？\n])\s*")
+# --- sentences, clipping, summaries and excerpts ----------------------------------------
+# Greetings, thanks and exclamations in any conversation: they say that someone spoke, not what about.
+PHATIC = frozenset(
+    """hi hello hey hiya yo thanks thank thx cheers bye goodbye wow whoa yay ooh oh ah aw awesome cool great nice
+    amazing wonderful fantastic lovely sweet okay ok yeah yes yep yup nope sure lol haha hahaha hmm congrats
+    congratulations glad sorry please welcome totally definitely absolutely really good worries
+    你好 您好 谢谢 多谢 感谢 好的 好吧 嗯嗯 哈哈 收到 明白 没问题 再见 拜拜 客气 加油 厉害 真棒 太棒 不错""".split()
+)
+# Chinese bigrams that carry no subject of their own ("一个", "我们"): left out of topic signatures and titles.
+FILLER_BIGRAMS = frozenset(
+    "一个 这个 那个 可以 我们 你们 他们 什么 没有 需要 如果 因为 所以 就是 还是 但是 然后 "
+    "现在 已经 一下 这样 怎么 问题 时候 自己 不是 的话 一些 好的 帮我 看看 是不 不要".split()
+)
+_PHATIC_TOKENS = frozenset(t for w in PHATIC for t in tokenize(w)) | FILLER_BIGRAMS
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
+# A sentence ends at .!? followed by a space (so ".env", "3.5" and "node.js" stay whole), at 。！？； and at a newline.
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’)\]]))[ \t]+|(?<=[。！？；])|\s*\n\s*")
+_ABBREVIATION = re.compile(r"(?:(?i:\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|fig|approx|cf))|(?<![\w.])[A-Z])\.$")
+_LABEL = re.compile(r"^([^\s:：]{1,24}(?: [^\s:：]{1,24}){0,2})(?::\s+|：\s*)(?=\S)")
+_WORDLIKE = re.compile(r"[0-9a-z\u00c0-\u024f]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2}")
+ELLIPSIS = "…"
 
 
-def first_sentence(text: str, limit: int = 160) -> str:
-    """A rule summary: the first meaningful sentence, trimmed to `limit` characters."""
-    for sentence in _SENTENCE.split(text.strip()):
-        sentence = " ".join(sentence.split())
-        if len(sentence) >= 2:
-            return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
-    return ""
+def sentences(text: str) -> list[str]:
+    """The text's sentences, whitespace collapsed; abbreviations ("e.g.", "Dr.", initials) don't end one."""
+    out: list[str] = []
+    for piece in _SENTENCE_END.split(text.strip()):
+        piece = " ".join(piece.split())
+        if not piece:
+            continue
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] += " " + piece
+        else:
+            out.append(piece)
+    return out
 
 
 def clip(text: str, limit: int) -> str:
+    """The text on one line, cut to `limit` characters with an ellipsis; never inside a word (Chinese on characters)."""
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    if len(text) <= limit:
+        return text
+    if limit <= 1:
+        return ELLIPSIS[:max(0, limit)]
+    return text[:_break_at(text, limit - 1)].rstrip(" ,;:，；：、-–—") + ELLIPSIS
+
+
+def _break_at(text: str, end: int) -> int:
+    """The largest cut at or before `end` between words: at a space or beside a CJK character."""
+    for i in range(end, 0, -1):
+        before, after = text[i - 1], text[i]
+        if after == " " or before == " " or _CJK_CHAR.match(before) or _CJK_CHAR.match(after):
+            return i
+    return end  # one unbroken token (a long URL): nothing better than cutting it
+
+
+def _break_after(text: str, start: int) -> int:
+    """The smallest cut at or after `start` between words."""
+    for i in range(max(1, start), len(text)):
+        before, after = text[i - 1], text[i]
+        if after == " " or before == " " or _CJK_CHAR.match(before) or _CJK_CHAR.match(after):
+            return i
+    return len(text)
+
+
+def information(text: str) -> float:
+    """How much a text says: its distinct content words (numbers count twice), greetings and fillers left out."""
+    tokens = set(tokenize(_LABEL.sub("", text.strip()))) - _PHATIC_TOKENS
+    return sum(2.0 if t.isdigit() else 1.0 for t in tokens)
+
+
+def low_information(text: str) -> bool:
+    """"Hey!", "Cheers, James!", "Thanks, Mel!": a turn that says someone spoke, not about what."""
+    return information(text) < 2
+
+
+def rule_summary(text: str, limit: int = 160) -> str:
+    """A rule summary: the most informative sentences, in their order, within `limit` characters."""
+    parts = sentences(_LABEL.sub("", text.strip()))
+    if not parts:
+        return ""
+    scores = [information(p) for p in parts]
+    chosen: list[int] = []
+    for i in sorted(range(len(parts)), key=lambda i: (-scores[i], i)):
+        if chosen and (scores[i] < 2 or len(_joined(parts, sorted([*chosen, i]))) > limit):
+            continue
+        chosen.append(i)
+    return clip(_joined(parts, sorted(chosen)), limit)
+
+
+def _joined(parts: list[str], chosen: list[int]) -> str:
+    out = ""
+    for previous, i in zip([None, *chosen], chosen):
+        out += parts[i] if previous is None else (" " if i == previous + 1 else f" {ELLIPSIS} ") + parts[i]
+    return out
+
+
+def excerpt(text: str, query: set[str], limit: int, weight=None) -> str:
+    """The text itself when it fits; else the sentences that best match the query tokens, in their order,
+    with an ellipsis where text was left out, and the speaker ("User:", "Caroline:") kept in front.
+
+    `weight(token)` says how much a matching query word counts (rarer words more); one overlong sentence is
+    cut to a window around its first match.
+    """
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    spans = _labelled_sentences(text)
+    weight = weight or (lambda token: 1.0)
+    scores = [sum(weight(t) for t in set(tokenize(sentence)) & query) for _, sentence in spans]
+    order = [i for i in sorted(range(len(spans)), key=lambda i: (-scores[i], i)) if scores[i] > 0]
+    if not order:
+        return clip(flat, limit)
+    chosen: list[int] = []
+    for i in order:
+        if len(_render(spans, sorted([*chosen, i]))) <= limit:
+            chosen.append(i)
+    if not chosen:
+        return _window(spans[order[0]], query, limit, cut_before=order[0] > 0)
+    # Room left: the opening, then what follows or precedes a match, unless it says nothing.
+    for i in [0, *(j for i in sorted(chosen) for j in (i + 1, i - 1))]:
+        if (0 <= i < len(spans) and i not in chosen and not low_information(spans[i][1])
+                and len(_render(spans, sorted([*chosen, i]))) <= limit):
+            chosen.append(i)
+    return _render(spans, sorted(chosen))
+
+
+def _labelled_sentences(text: str) -> list[tuple[str, str]]:
+    """(speaker label or "", sentence) for each sentence; a label is a line's leading "Name:"."""
+    spans: list[tuple[str, str]] = []
+    for block in re.split(r"\n\s*\n|\n(?=[^\s:：]{1,24}(?::\s|：))", text.strip()):
+        match = _LABEL.match(block.strip())
+        label = match.group(1) if match else ""
+        body = block.strip()[match.end():] if match else block
+        spans += [(label, sentence) for sentence in sentences(body)]
+    return spans
+
+
+def _render(spans: list[tuple[str, str]], chosen: list[int]) -> str:
+    """The chosen sentences in order; "…" wherever sentences were left out, the speaker named where one starts."""
+    out: list[str] = []
+    label, previous = "", -1
+    for i in chosen:
+        speaker, sentence = spans[i]
+        skipped = range(previous + 1, i)
+        if speaker and speaker != label:
+            if any(spans[j][0] != speaker for j in skipped):
+                out.append(ELLIPSIS)
+            out.append(f"{speaker}:")
+            if any(spans[j][0] == speaker for j in skipped):
+                out.append(ELLIPSIS)
+        elif skipped:
+            out.append(ELLIPSIS)
+        out.append(sentence)
+        label, previous = speaker, i
+    if previous < len(spans) - 1:
+        out.append(ELLIPSIS)
+    return _join(out)
+
+
+def _join(pieces: list[str]) -> str:
+    """Pieces with a space between them, except between two pieces of Chinese (or Japanese) text."""
+    out = ""
+    for piece in pieces:
+        if out and not (_CJK_CHAR.match(out[-1]) and _CJK_CHAR.match(piece[0])):
+            out += " "
+        out += piece
+    return out
+
+
+def _window(span: tuple[str, str], query: set[str], limit: int, cut_before: bool) -> str:
+    """One long sentence cut around its first word that matches the query."""
+    speaker, sentence = span
+    lead = (f"{ELLIPSIS} " if cut_before else "") + (f"{speaker}: " if speaker else "")
+    found = [m.start() for m in _WORDLIKE.finditer(sentence.lower()) if set(tokenize(m.group(0))) & query]
+    start = _break_after(sentence, found[0] - limit // 4) if found and found[0] > limit // 4 else 0
+    if not start:
+        return clip(lead + sentence, limit)
+    return lead + f"{ELLIPSIS} " + clip(sentence[start:], max(1, limit - len(lead) - 2))
 
 
 # --- event categories ------------------------------------------------------------------

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from memoryhub.dashboard.access import render_page, space_context, space_for_user, space_tabs
 from memoryhub.dashboard.forms import RecallForm
 from memoryhub.memories.search import recall
+from memoryhub.memories.search.block import Context
 from memoryhub.memories.models import Entry, Fact, Topic
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
@@ -24,15 +26,48 @@ def item_key(item: dict) -> tuple[str, int] | None:
     return (item["kind"], int(raw)) if raw.isdigit() else None
 
 
-def explain(items: list[dict]) -> list[dict]:
-    """Each injected item with what it points at (the entry, fact or topic), for the "why" table."""
-    keys = [item_key(item) for item in items]
+def explain(ctx: Context) -> list[dict]:
+    """Each injected item with what it points at (the entry, fact or topic) and why it is there."""
+    keys = [item_key(item) for item in ctx.items]
     found = {kind: model.objects.in_bulk([k[1] for k in keys if k and k[0] == kind])
              for kind, (model, _prefix) in MODELS.items()}
-    return [{**item, "target": found[key[0]].get(key[1]) if key else None} for item, key in zip(items, keys)]
+    return [{**item, "target": found[key[0]].get(key[1]) if key else None, "why": reason(ctx.why.get(item["id"]))}
+            for item, key in zip(ctx.items, keys)]
 
 
-def preview_for(space: MemorySpace, query: str, max_chars: int) -> recall.Context:
+def reason(why: dict | None) -> str:
+    """A block's reason code (block.py) in the reader's language."""
+    if not why:
+        return ""
+    code = why["code"]
+    if code == "hit":
+        how = {"session": _("said next to a hit in its session"), "entity": _("shares a name with a hit")}.get(why["via"])
+        words = ", ".join(why["words"][:8])
+        how = how or (_("matches: %(words)s") % {"words": words} if words else _("close in meaning"))
+        return _("Search hit %(rank)s, relevance %(score)s; %(how)s.") % {
+            "rank": why["rank"], "score": why["score"] if why["score"] is not None else "—", "how": how}
+    if code == "fact_query":
+        return _("A fact about the user sharing words with the query: %(words)s.") % {"words": ", ".join(why["words"])}
+    if code == "topic":
+        return _("Groups the %(hits)s hits below, said in one topic.") % {"hits": why["hits"]}
+    if code == "low":
+        return _("Relevance %(score)s is below the recall policy's low mark.") % {"score": why["score"]}
+    if code == "cards":
+        return _("Past the %(cards)s cards a block may hold (maxRecall).") % {"cards": why["cards"]}
+    return {
+        "profile": _("The profile a person wrote: always shown."),
+        "identity": _("Who the user is (name, role, language…): always shown."),
+        "constraints": _("Standing constraints the persona rebuild kept: always shown."),
+        "fact_rest": _("A fact about the user unrelated to the query: shown because room was left."),
+        "greeting": _("Says nothing on its own (a greeting or thanks): takes no budget."),
+        "duplicate": _("The same words as a card above."),
+        "budget": _("Did not fit in the budget."),
+        "who_share": _("Over the half of the budget that who the user is may take."),
+        "rest_share": _("Facts unrelated to the query get at most a quarter of the budget, after the hits."),
+    }.get(code, code)
+
+
+def preview_for(space: MemorySpace, query: str, max_chars: int) -> Context:
     """recall.inject with the arguments /api/v1/context uses for a local token naming this space in a new session."""
     spaces = [] if space.is_vault else [space]
     ctx, _cards = recall.inject(spaces, query, origin=None, max_chars=max_chars, home=space)
@@ -55,6 +90,7 @@ def preview(request: HttpRequest, slug: str) -> HttpResponse:
         if max_chars is None:
             max_chars = config["maxInjectChars"]
         ctx = preview_for(space, form.cleaned_data["q"], max_chars)
-        context.update(ctx=ctx, max_chars=max_chars, items=explain(ctx.items),
+        context.update(ctx=ctx, max_chars=max_chars, items=explain(ctx),
+                       left_out=[{"what": what, "why": reason(why)} for what, why in ctx.left_out],
                        percent=min(100, ctx.chars * 100 // max_chars) if max_chars else 0)
     return render_page(request, "dashboard/recall.html", "preview", context)

@@ -1,4 +1,9 @@
-"""Rule-based fact extraction: explicit Chinese/English sentence patterns only, so ordinary talk yields nothing."""
+"""Rule-based fact extraction: explicit Chinese/English sentence patterns only, so ordinary talk yields nothing.
+
+Claims are about whoever speaks: the user, unless a line is labelled with another speaker's name
+("Caroline: I love painting" is Caroline's, not the user's). Values that point elsewhere ("visiting
+there", "holding them") or habits told in the past ("always dreamed of …") are not facts.
+"""
 
 from __future__ import annotations
 
@@ -91,6 +96,22 @@ _RULES: list[tuple[str, bool, str, re.Pattern]] = [
         r"\bi\s+(?:usually|always|normally|typically|habitually|tend\s+to)\s+(?P<v>.+)", re.I)),
 ]
 
+# A speaker label: one to three capitalised words, or a short Chinese name, then a colon.
+_SPEAKER = re.compile(r"^\s*(?P<name>[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30}){0,2}|[\u4e00-\u9fff]{2,4})(?::\s+|：\s*)")
+_USER_LABELS = frozenset({"user", "human", "me", "用户", "我"})
+# Labels that head a note rather than name a speaker ("Note: I prefer tabs" is still the user's).
+_NOT_SPEAKERS = frozenset(
+    """note notes update summary question answer q a ps fyi edit important reminder tip warning todo re subject title
+    context example remember info 注意 备注 提醒 总结 问题 回答 重要 补充 更新 结论 总之 例如 比如 背景 需求 目标 计划""".split()
+)
+# A value pointing at something said elsewhere is not a fact about the user ("holding them", "visiting there").
+_EN_POINTING = frozenset("it its this that these those there here them they their he him his she her you your yours "
+                         "we us our".split())
+_ZH_POINTING = re.compile(r"[你他她它]|[这那][里个些样儿]")
+_EN_PAST = frozenset(
+    """was were had did went got made said felt thought knew saw came took gave found told became left began kept ran
+    wrote brought bought spent met sat stood lost won heard paid used""".split()
+)
 _ZH_TRAIL = re.compile(r"(?:就行了?|就好了?|就可以了?|好了|即可|吧|啊|呀|哦|啦|了|的|嘛)+$")
 _EN_TRAIL = re.compile(
     r"(?:\s+(?:please|from now on|instead|going forward|thanks|thank you|ok|okay|then|now|too|anymore|again))+$", re.I)
@@ -111,17 +132,38 @@ _PATH_CUE = re.compile(
 
 
 def extract(text: str) -> list[Claim]:
-    """Claims about the user from explicit patterns in the user's own words; questions yield nothing."""
+    """Claims from explicit patterns, each about its speaker (the user unless a line names another);
+    questions yield nothing."""
     claims: list[Claim] = []
-    for sentence in _sentences(text or ""):
-        if _QUESTION.search(sentence):
-            continue
-        for clause in _CLAUSE.split(sentence.rstrip("。！!；;\n ")):
-            clause = clause.strip()
-            for claim in _clause_claims(clause):
-                if claim not in claims:
-                    claims.append(claim)
+    for subject, said in _by_speaker(text or ""):
+        for sentence in _sentences(said):
+            if _QUESTION.search(sentence):
+                continue
+            for clause in _CLAUSE.split(sentence.rstrip("。！!；;\n ")):
+                for claim in _clause_claims(clause.strip()):
+                    claim = Claim(subject, claim.predicate, claim.value, claim.negative)
+                    if claim not in claims:
+                        claims.append(claim)
     return claims
+
+
+def _by_speaker(text: str) -> list[tuple[str, str]]:
+    """(subject, what they said) per line: a leading "Name:" names the speaker until the next one does
+    (a heading such as "Note:" is only taken off)."""
+    parts: list[tuple[str, str]] = []
+    subject = "user"
+    for line in text.splitlines():
+        match = _SPEAKER.match(line)
+        if match:
+            name = match.group("name")
+            if name.casefold() not in _NOT_SPEAKERS:
+                subject = "user" if name.casefold() in _USER_LABELS else name[:100]
+            line = line[match.end():]
+        if parts and parts[-1][0] == subject:
+            parts[-1] = (subject, parts[-1][1] + "\n" + line)
+        else:
+            parts.append((subject, line))
+    return parts
 
 
 def _sentences(text: str) -> list[str]:
@@ -142,6 +184,8 @@ def _clause_claims(clause: str) -> list[Claim]:
             if not _FILLER.match(clause[: match.start()].strip()):
                 continue
             value = _clean(match.group("v"), kind)
+            if value and predicate == "habit" and _told_in_past(value):
+                value = ""
             if value:
                 found.append(Claim(predicate=predicate, value=value, negative=negative))
                 taken.add(predicate)
@@ -160,7 +204,8 @@ def _clean(raw: str, kind: str) -> str:
         return value if re.search(r"\d|-", value) or value.lower().startswith(_MODEL_FAMILIES) else ""
     if _CJK.search(value):
         value = _ZH_TRAIL.sub("", value).strip(_QUOTES)
-        if not value or value[0] in _BAD_ZH_LEAD or _PATH_TOKEN.search(value):
+        if (not value or value[0] in _BAD_ZH_LEAD or _PATH_TOKEN.search(value)
+                or (kind != "name" and _ZH_POINTING.search(value))):
             return ""
         limit = 8 if kind == "name" else 30
         return value if len(value) <= limit and (kind != "name" or " " not in value) else ""
@@ -170,9 +215,17 @@ def _clean(raw: str, kind: str) -> str:
     words = value.split()
     if not words or not all(_EN_WORD.fullmatch(w) for w in words) or words[0].lower() in _EN_STOP:
         return ""
+    if kind == "words" and any(w.lower().strip("'.") in _EN_POINTING for w in words):
+        return ""
     if kind == "name":
         return value if len(words) <= 3 and not any(w.lower() in _EN_STOP for w in words) else ""
     return value if len(words) <= 8 else ""
+
+
+def _told_in_past(value: str) -> bool:
+    """"I always dreamed of …", "I usually went …": a story, not a habit."""
+    first = value.split()[0].lower() if value.split() else ""
+    return first in _EN_PAST or (first.endswith("ed") and not first.endswith("eed") and len(first) > 4)
 
 
 def _paths(clause: str) -> list[str]:

@@ -111,11 +111,25 @@ def _content_words(text: str) -> set[str]:
 # --- projection ---------------------------------------------------------------------------
 
 def project_frame(space: MemorySpace, origin_scope: str | None = None) -> str:
-    """The frame by rules: plain lines from current facts plus kept events; no ids, scores or negatives."""
+    """The frame by rules: plain lines from the user's current facts plus kept events; no ids, scores or negatives."""
     persona = Persona.objects.filter(space=space).first()
     # Events come from local memories only; a QQ session must not read them (one-way isolation).
     events = persona.events if persona and origin_scope in (None, "local") else []
-    return render(list(current_facts(space, origin_scope).order_by("created_at", "id")), events)
+    return render(list(user_facts(space, origin_scope)), events)
+
+
+def user_facts(space: MemorySpace, origin_scope: str | None = None):
+    """Current facts about the user (oldest first): what others said about themselves is not who the user is."""
+    return current_facts(space, origin_scope).filter(subject="user").order_by("created_at", "id")
+
+
+def best_single(predicate: str, found: list[Fact], by_predicate: dict[str, list[Fact]]) -> Fact | None:
+    """The one value a single-valued slot shows (local origin first, then the latest); a name equal to the
+    nickname is said once."""
+    best = max(found, key=lambda f: (f.origin == "local", f.refreshed_at))
+    if predicate == "name" and any(f.value == best.value for f in by_predicate.get("nickname", [])):
+        return None
+    return best
 
 
 def render(facts: list[Fact], events: list[str]) -> str:
@@ -129,10 +143,9 @@ def render(facts: list[Fact], events: list[str]) -> str:
         if not found:
             continue
         if predicate in SINGLE_VALUED:
-            best = max(found, key=lambda f: (f.origin == "local", f.refreshed_at))
-            if predicate == "name" and any(f.value == best.value for f in by_predicate.get("nickname", [])):
-                continue
-            lines.append(f"{label}: {best.value}")
+            best = best_single(predicate, found, by_predicate)
+            if best is not None:
+                lines.append(f"{label}: {best.value}")
         else:
             values = list(dict.fromkeys(f.value for f in found))[-MAX_VALUES_PER_LINE:]
             lines.append(f"{label}: " + "; ".join(values))
@@ -188,7 +201,7 @@ def rebuild(space: MemorySpace, *, llm=None) -> dict:
         elif answer is not None:
             result["error"] = "the model answered JSON that is not an object"
         persona.events = dedupe_events(events)[-MAX_EVENTS:]
-        persona.frame = render(list(current_facts(space).order_by("created_at", "id")), persona.events)
+        persona.frame = render(list(user_facts(space)), persona.events)
         persona.rebuilt_at = timezone.now()
         persona.entries_since_rebuild = 0
         persona.save(update_fields=["events", "frame", "rebuilt_at", "entries_since_rebuild"])
@@ -197,7 +210,7 @@ def rebuild(space: MemorySpace, *, llm=None) -> dict:
 
 def _messages(space: MemorySpace, persona: Persona, result: dict) -> list[dict[str, str]]:
     """The last 60 local recallable entries (frame echoes dropped) and local facts, oldest first."""
-    facts = [f"- {f.predicate}: {f.value}" for f in current_facts(space, "local").order_by("created_at", "id")]
+    facts = [f"- {f.predicate}: {f.value}" for f in user_facts(space, "local")]
     recent = list(Entry.objects.recallable().filter(space=space, origin="local")
                   .order_by("-at", "-id")[:RECENT_ENTRIES])
     memories: list[str] = []

@@ -1,21 +1,22 @@
-"""Topics: group a session's turns into one-line index cards, so twelve turns on one thing recall as one thing.
+"""Topics: group a session's turns, so twelve turns on one thing recall, and expand, as one thing.
 
 Turns join their predecessor's topic when they share the session, follow within two hours and
 keep the subject (entity/keyword overlap; time alone glued unrelated talks together, seed weakness #3).
-Sessions are never merged: a wrong merge is harder to undo than two topics.
+Sessions are never merged: a wrong merge is harder to undo than two topics. A title names the
+topic's main entity and its most central informative phrase, not whatever its first turn said.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from datetime import timedelta
 
 from django.db.models import Count, Max, Min
-from django.utils import timezone
 
 from memoryhub.memories.models import Entry, Kind, Topic
-from memoryhub.memories.text import extract_entities, tokenize
+from memoryhub.memories.text import FILLER_BIGRAMS, clip, extract_entities, information, tokenize
 from memoryhub.memories.write import gateway
 
 GAP = timedelta(hours=2)
@@ -26,10 +27,7 @@ KIND_PRIORITY = ["decision", "pitfall", "insight", "structure", "experience", "p
 SIGNAL_CHARS = 1500
 SAMPLE = 20              # turns read from each end of a topic when recounting it
 SIGNAL_KEEP = 128        # running counts kept per topic for entities and words (cards show 8 and 12)
-_FILLER_BIGRAMS = frozenset(
-    "一个 这个 那个 可以 我们 你们 他们 什么 没有 需要 如果 因为 所以 就是 还是 但是 然后 "
-    "现在 已经 一下 这样 怎么 问题 时候 自己 不是 的话 一些 好的 帮我 看看 是不 不要".split()
-)
+PHRASES = 8              # the most informative turn phrases a topic keeps as title candidates
 
 
 def assign(entry: Entry) -> Topic | None:
@@ -76,17 +74,6 @@ def assign_all(turns: list[Entry]) -> dict[int, Topic]:
     return placed
 
 
-def card(topic: Topic) -> str:
-    """One line: `2026-10-22 10:25~13:09 · 4 turns · decision — alerts.log / testing | id=t<topic id>`.
-
-    `memory_recall("t<id>")` expands the topic into its turns.
-    """
-    start, end = timezone.localtime(topic.started_at), timezone.localtime(topic.ended_at)
-    until = f"{end:%H:%M}" if start.date() == end.date() else f"{end:%Y-%m-%d %H:%M}"
-    turns = f"{topic.turn_count} turn{'' if topic.turn_count == 1 else 's'}"
-    return f"{start:%Y-%m-%d %H:%M}~{until} · {turns} · {topic.kind} — {topic.title} | id=t{topic.pk}"
-
-
 def _previous_turn(entry: Entry) -> Entry | None:
     """The turn just before this one in the same session that already has a topic (no session: none)."""
     if not entry.session_id:
@@ -101,7 +88,7 @@ def _signature(entry: Entry) -> tuple[set[str], set[str]]:
     """(entities, content tokens) of a turn, lower-cased, generic Chinese filler removed."""
     text = " ".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
     entities = {e.lower() for e in (entry.entities or extract_entities(text))}
-    return entities, set(tokenize(text)) - _FILLER_BIGRAMS
+    return entities, set(tokenize(text)) - FILLER_BIGRAMS
 
 
 def _subject_changed(entry: Entry, previous: Entry) -> bool:
@@ -162,7 +149,13 @@ def _count(signal: dict, entry: Entry) -> None:
     """Add a turn's entities and words (each once per turn) to the counts, keeping the SIGNAL_KEEP most common."""
     text = " ".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
     names = list(dict.fromkeys(entry.entities or extract_entities(text)))
-    words = [t for t in dict.fromkeys(tokenize(text, stemmed=False)) if t not in _FILLER_BIGRAMS]
+    words = [t for t in dict.fromkeys(tokenize(text, stemmed=False)) if t not in FILLER_BIGRAMS]
+    phrase = " ".join((entry.title or entry.summary).split())
+    phrases = signal.setdefault("phrases", [])
+    if information(phrase) >= 2 and phrase not in (p for p, _ in phrases):
+        phrases.append([phrase, information(phrase)])
+        phrases.sort(key=lambda p: -p[1])  # stable: among equals the earlier stays
+        del phrases[PHRASES:]
     for key, items in (("entities", names), ("words", words)):
         counts = Counter(dict(signal.get(key, [])))
         counts.update(items)
@@ -181,17 +174,30 @@ def _opening(entry: Entry) -> list[str]:
 def _save_card(topic: Topic) -> Topic:
     topic.entities = [name for name, _ in Counter(dict(topic.signal["entities"])).most_common(8)]
     topic.keywords = [word for word, _ in Counter(dict(topic.signal["words"])).most_common(12)]
-    topic.title = _title(topic.entities, *topic.signal["opening"], topic.keywords)
+    topic.title = _title(topic.entities, _central_phrase(topic.signal), topic.signal["opening"][1], topic.keywords)
     topic.save()
     return topic
 
 
+def _central_phrase(signal: dict) -> str:
+    """Of the topic's most informative turn phrases (titles or summaries, a model's when there is one), the one
+    whose words recur most across the topic; a topic from before phrases were kept falls back to its opening."""
+    counts = dict(signal.get("words", []))
+    candidates = [p for p, _ in signal.get("phrases", [])] or [signal["opening"][0]]
+
+    def centrality(phrase: str) -> float:
+        words = set(tokenize(phrase, stemmed=False))
+        return sum(counts.get(w, 0) for w in words) / math.sqrt(len(words) or 1)
+
+    return max(candidates, key=centrality)
+
+
 def _title(entities: list[str], phrase: str, body_start: str, keywords: list[str]) -> str:
-    """Best entity (files, domains, paths first) / what the first turn was about; keywords only as a last resort."""
+    """Best entity (files, domains, paths first) / the topic's most central phrase; keywords only as a last resort."""
     ranked = sorted(entities, key=lambda e: 0 if re.search(r"[./]", e) else 1)
     parts = ranked[:1]
     if phrase and phrase not in parts:
-        parts.append(phrase if len(phrase) <= 60 else phrase[:59].rstrip() + "…")
+        parts.append(clip(phrase, 60))
     parts += [e for e in ranked[1:] if e not in parts][: max(0, 2 - len(parts))]
     if not parts:
         words = [w for w in keywords if w.isascii() and len(w) >= 3][:3]

@@ -7,11 +7,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from memoryhub.memories.growth import facts, persona, topics
-from memoryhub.memories.search import policies, ranking
+from memoryhub.memories.search import block, policies, ranking
 from memoryhub.memories.write import gateway
 from memoryhub.memories.search import fulltext as fts
-from memoryhub.memories.models import Entry, Persona
+from memoryhub.memories.models import Entry
 from memoryhub.memories.text import clip, token_set
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
@@ -36,6 +35,7 @@ class Card:
     origin: str
     entry: Entry | None = field(default=None, repr=False)
     tier: str = "unknown"
+    via: str = "keyword"  # keyword | session | entity: how search found it (ranking.py)
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "space": self.space, "summary": self.summary, "category": self.category,
@@ -85,8 +85,10 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
         for h in hits:
             entry = entries.get(h.entry_id)
             if entry:
-                cards.append(entry_card(entry, native_relevance(query_tokens, entry, h.rank, top, h.similarity),
-                                        by_id[entry.space_id]))
+                card = entry_card(entry, native_relevance(query_tokens, entry, h.rank, top, h.similarity),
+                                  by_id[entry.space_id])
+                card.via = h.via
+                cards.append(card)
     for space in spaces:
         if not space.is_native:
             cards += remote_cards(space, query, wanted, origin, errors, failures)
@@ -123,6 +125,7 @@ REFERENCE = re.compile(
     r"\bwe (?:talked|spoke) about\b|\bearlier\b)"
 )
 REFERENCE_TURNS = 3
+CANDIDATES_PER_CARD = 3
 
 
 def expand_references(query: str, spaces: list[MemorySpace], session_id: str, origin: str | None) -> str:
@@ -147,106 +150,20 @@ def note_recall(cards: list[Card], query: str, actor: str) -> None:
     gateway.record_recall(per_space, query, actor)
 
 
-# --- the context block ---------------------------------------------------------------
-@dataclass
-class Context:
-    text: str
-    items: list[dict[str, Any]]
-
-    @property
-    def chars(self) -> int:
-        return len(self.text)
-
-
-class Budget:
-    """Adds sections while they fit in max_chars; never exceeds it."""
-
-    def __init__(self, max_chars: int):
-        self.max_chars = max_chars
-        self.parts: list[str] = []
-        self.items: list[dict[str, Any]] = []
-
-    @property
-    def used(self) -> int:
-        return len("\n".join(self.parts))
-
-    def add(self, line: str, item: dict[str, Any] | None = None) -> bool:
-        extra = len(line) + (1 if self.parts else 0)
-        if self.used + extra > self.max_chars:
-            return False
-        self.parts.append(line)
-        if item:
-            self.items.append(item)
-        return True
-
-    def result(self) -> Context:
-        return Context("\n".join(self.parts), self.items)
-
-
-def who_the_user_is(spaces: list[MemorySpace], origin: str | None, budget: "Budget", max_chars: int) -> None:
-    """Profile and frame (facts + kept events) of each native space, each line once."""
-    lines: list[str] = []
-    items: list[dict[str, Any]] = []
-    for space in spaces:
-        if not space.is_native:
-            continue
-        profile = Persona.objects.filter(space=space).values_list("profile", flat=True).first() or ""
-        frame = persona.project_frame(space, origin)
-        for line in (profile.strip().splitlines() + frame.splitlines()):
-            if line.strip() and line not in lines:
-                lines.append(line)
-        if profile.strip() or frame:
-            items.append({"id": f"persona:{space.slug}", "kind": "persona", "score": None})
-        items += [{"id": f"fact:{pk}", "kind": "fact", "score": None}
-                  for pk in facts.current_facts(space, origin).values_list("pk", flat=True)[:50]]
-    if lines:
-        text = "## Who the user is\n" + clip_lines(lines, max(0, max_chars // 2))
-        if budget.add(text):
-            budget.items += items
-
-
-def clip_lines(lines: list[str], limit: int) -> str:
-    """Whole lines while they fit."""
-    out: list[str] = []
-    for line in lines:
-        if len("\n".join(out + [line])) > limit:
-            break
-        out.append(line)
-    return "\n".join(out)
-
-
-def build_context(spaces: list[MemorySpace], query: str, *, max_chars: int, origin: str | None,
-                  max_cards: int = 8, session_id: str = "") -> tuple[Context, list[Card]]:
-    """Who the user is (always), then topic and entry cards by relevance, within max_chars; no full text."""
-    budget = Budget(max_chars)
-    who_the_user_is(spaces, origin, budget, max_chars)
-    query = expand_references(query, spaces, session_id, origin)
-    cards = search(spaces, query, limit=max_cards, origin=origin, recallable_only=True) if query.strip() else []
-    if cards and budget.add("## Possibly relevant (expand with memory_recall id)"):
-        shown_topics: set[int] = set()
-        for card in cards:
-            entry = card.entry
-            if entry is not None and entry.topic_id and entry.topic.turn_count > 1:
-                if entry.topic_id in shown_topics:
-                    continue
-                shown_topics.add(entry.topic_id)
-                budget.add("- " + topics.card(entry.topic), {"id": f"t{entry.topic_id}", "kind": "topic",
-                                                              "score": card.score})
-                continue
-            line = f"- {card.at[:16].replace('T', ' ')} · {card.category} — {clip(card.summary, 200)} | id={card.id}"
-            budget.add(line, {"id": card.id, "kind": "entry", "score": card.score})
-    return budget.result(), cards
-
-
 def inject(spaces: list[MemorySpace], query: str, *, origin: str | None, session_id: str = "",
-           max_chars: int | None = None, home: MemorySpace | None = None) -> tuple[Context, list[Card]]:
-    """Exactly what /api/v1/context injects (the dashboard's recall preview calls this too).
+           max_chars: int | None = None, home: MemorySpace | None = None) -> tuple[block.Context, list[Card]]:
+    """Exactly what /api/v1/context injects (the dashboard's recall preview calls this too): the block
+    (block.py) and the cards it shows, which the caller counts as recalled.
 
     Spaces whose `inject` setting is off are left out; the budget and card count default to the
-    home space's settings (the space writes go to), else the global defaults.
+    home space's settings (the space writes go to), else the global defaults. The block chooses
+    among CANDIDATES_PER_CARD search hits per card it may show.
     """
     config = space_settings.effective(home)
     budget = config["maxInjectChars"] if max_chars is None else max_chars
     injected = [s for s in spaces if space_settings.effective(s)["inject"]]
-    return build_context(injected, query, max_chars=budget, origin=origin, max_cards=config["maxRecall"],
-                         session_id=session_id)
+    query = expand_references(query, injected, session_id, origin)
+    cards = (search(injected, query, limit=config["maxRecall"] * CANDIDATES_PER_CARD, origin=origin,
+                    recallable_only=True) if query.strip() and injected else [])
+    ctx = block.build(injected, cards, query, max_chars=budget, origin=origin, max_cards=config["maxRecall"])
+    return ctx, [c for c in cards if c.id in ctx.why]

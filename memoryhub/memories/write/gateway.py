@@ -31,7 +31,7 @@ from memoryhub.jobs import runner
 from memoryhub.memories.growth import facts
 from memoryhub.memories.models import Category, Edge, EntityRef, Entry, Kind, RemoteWrite, Source
 from memoryhub.memories.search import fulltext as search, vectors
-from memoryhub.memories.text import capitalised_words, classify, clip, extract_entities, first_sentence
+from memoryhub.memories.text import capitalised_words, classify, clip, extract_entities, rule_summary
 from memoryhub.memories.write import events
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for, record_space_error
@@ -135,7 +135,7 @@ def _redacted(draft: Draft) -> tuple[Draft, int]:
     draft = replace(draft, user=user, assistant=assistant, title=clean(draft.title), body=clean(draft.body),
                     summary=clean(draft.summary), tags=[clean(t) for t in draft.tags])
     if draft.kind == Kind.TURN and (user or assistant):
-        question, answer = first_sentence(user, 120), first_sentence(assistant, 120)
+        question, answer = rule_summary(user, 120), rule_summary(assistant, 120)
         draft.body = f"User: {user}\n\nAssistant: {assistant}".strip()
         draft.title = clip(question, 200)
         draft.summary = clip(f"{question} → {answer}" if question and answer else question or answer, 240)
@@ -150,7 +150,7 @@ def _new_entry(space: MemorySpace, draft: Draft, redactions: int) -> Entry:
     return Entry(
         space=space, kind=draft.kind, at=draft.at or timezone.now(), category=draft.category,
         title=clip(draft.title, 300), body=draft.body,
-        summary=clip(draft.summary or draft.title or first_sentence(draft.body), 500),
+        summary=clip(draft.summary or draft.title or rule_summary(draft.body), 500),
         tags=draft.tags, related=draft.related, entities=entities, session_id=draft.session_id,
         source=draft.source, origin=draft.origin or "local", channel=draft.channel, importance=draft.importance,
         content_hash=content_hash(draft.title, draft.body), idempotency_key=draft.idempotency_key,
@@ -287,7 +287,7 @@ def edit(entry: Entry, *, title: str | None = None, body: str | None = None, cat
     entry.title, entry.body, entry.tags = clip(draft.title, 300), draft.body, draft.tags
     if category is not None:
         entry.category = category
-    entry.summary = clip(entry.title or first_sentence(entry.body), 500)
+    entry.summary = clip(entry.title or rule_summary(entry.body), 500)
     entry.content_hash = content_hash(entry.title, entry.body)
     entry.redactions += redactions
     with transaction.atomic():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memoryhub.memories.maintenance.importers.base import Batch, Link, category_of, key_of, note, when
 from memoryhub.memories.models import EDGE_TYPES, EdgeType
-from memoryhub.memories.text import first_sentence
+from memoryhub.memories.text import rule_summary
 from memoryhub.memories.write.gateway import Draft
 
 
@@ -23,7 +23,7 @@ def _list(value: object) -> list[str]:
 
 def _item(key: str, row: dict, origin: str) -> Draft:
     content = str(row.get("content") or "")
-    return note(key, content, title=first_sentence(content, 120), category=category_of(row.get("category"), content),
+    return note(key, content, title=rule_summary(content, 120), category=category_of(row.get("category"), content),
                 tags=_list(row.get("tags"))[:20], at=when(row.get("created_at")),
                 importance=int(row.get("importance") or 3), origin=origin)
 

@@ -1,0 +1,313 @@
+"""The context block /api/v1/context injects: who the user is, then the evidence that bears on the query.
+
+Budget goes by expected usefulness: the profile, identity facts and standing constraints (always,
+within half the budget), the user's facts that share words with the query, then the best search
+hits as cards in their own words (the query-focused sentences of a long entry, its absolute date,
+its id), and only then the user's other facts. Hits of one topic share one topic line; greetings and
+other turns that say nothing, repeats, and hits the recall policy calls low take no budget. The
+block never exceeds max_chars. Each line carries a reason (a code and its details) for the recall
+preview's "why" table; the dashboard words them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Callable
+
+from django.utils import timezone
+
+from memoryhub.memories.growth import facts, persona
+from memoryhub.memories.models import Fact, Persona, Topic
+from memoryhub.memories.search import fulltext as fts
+from memoryhub.memories.text import clip, excerpt, low_information, tokenize
+from memoryhub.spaces.models import MemorySpace
+
+if TYPE_CHECKING:
+    from memoryhub.memories.search.recall import Card
+
+WHO = "## Who the user is"
+RELEVANT = "## Possibly relevant (expand with memory_recall id)"
+CARD_CHARS = 400         # the most one card's words may take
+TITLE_CHARS = 50
+SHORTEST_CARD = 80       # a card cut shorter than this to fit says too little: left out instead
+ALWAYS_SHARE = 2         # profile, identity and constraints take at most 1/ALWAYS_SHARE of the budget
+OTHER_FACTS_SHARE = 4    # facts unrelated to the query take at most 1/OTHER_FACTS_SHARE, after the hits
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+_WORD = re.compile(r"[0-9A-Za-z\u00c0-\u024f]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+Reason = dict[str, Any]  # {"code": "hit", "rank": 2, …}: why a line is in the block, or why it is not
+
+
+@dataclass
+class Context:
+    """The block, the items it shows (the API's `items`), and for the recall preview why each is there
+    and what was left out."""
+
+    text: str
+    items: list[dict[str, Any]]
+    why: dict[str, Reason] = field(default_factory=dict)
+    left_out: list[tuple[str, Reason]] = field(default_factory=list)
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+
+@dataclass(eq=False)
+class Line:
+    """One line of "who the user is" and the items it stands for."""
+
+    text: str
+    items: list[dict[str, Any]]
+    why: Reason
+
+
+@dataclass(eq=False)
+class Shown:
+    """A hit in the block: its card, its words, its topic (when that has other turns) and why it is there."""
+
+    card: "Card"
+    text: str
+    topic: Topic | None
+    why: Reason
+
+
+def day(moment: datetime) -> str:
+    """An absolute date as people write it, "8 May 2023": agents answer "when" questions from it."""
+    local = timezone.localtime(moment) if timezone.is_aware(moment) else moment
+    return f"{local.day} {MONTHS[local.month - 1]} {local.year}"
+
+
+def matched_words(text: str, query: set[str]) -> list[str]:
+    """The words of `text` that match the query's tokens, as written, once each."""
+    found: list[str] = []
+    for word in _WORD.findall(text):
+        if set(tokenize(word)) & query and word.lower() not in found:
+            found.append(word.lower())
+    return found
+
+
+# --- who the user is ---------------------------------------------------------------------
+
+def who_the_user_is(spaces: list[MemorySpace], origin: str | None,
+                    query: set[str]) -> tuple[list[Line], list[Line], list[Line]]:
+    """(always, about the query, the rest): lines from each native space's profile, user facts and constraints."""
+    always: list[Line] = []
+    relevant: list[Line] = []
+    rest: list[Line] = []
+    for space in spaces:
+        if not space.is_native:
+            continue
+        record = Persona.objects.filter(space=space).first()
+        persona_item = {"id": f"persona:{space.slug}", "kind": "persona", "score": None}
+        profile = [line for line in (record.profile if record else "").splitlines() if line.strip()]
+        if profile:
+            always.append(Line("\n".join(profile), [persona_item], {"code": "profile"}))
+        by_predicate: dict[str, list[Fact]] = {}
+        for fact in persona.user_facts(space, origin):
+            by_predicate.setdefault(fact.predicate, []).append(fact)
+        for predicate, label in persona.LABELS.items():
+            found = by_predicate.get(predicate, [])
+            if not found:
+                continue
+            if predicate in facts.SINGLE_VALUED:
+                best = persona.best_single(predicate, found, by_predicate)
+                if best is not None:
+                    always.append(fact_line(label, [best], {"code": "identity"}))
+                continue
+            values = list({f.value.casefold(): f for f in found}.values())[-persona.MAX_VALUES_PER_LINE:]
+            matching = [f for f in values if set(tokenize(f.value)) & query]
+            if matching:
+                words = [w for f in matching for w in matched_words(f.value, query)]
+                relevant.append(fact_line(label, matching, {"code": "fact_query", "words": list(dict.fromkeys(words))}))
+            if len(matching) < len(values):
+                rest.append(fact_line(label, [f for f in values if f not in matching], {"code": "fact_rest"}))
+        events = record.events if record and origin in (None, "local") else []
+        if events:
+            always.append(Line("\n".join([f"{persona.EVENTS_LABEL}:", *(f"- {e}" for e in events)]), [persona_item],
+                               {"code": "constraints"}))
+    return always, relevant, rest
+
+
+def fact_line(label: str, shown: list[Fact], why: Reason) -> Line:
+    return Line(f"{label}: " + "; ".join(f.value for f in shown),
+                [{"id": f"fact:{f.pk}", "kind": "fact", "score": None} for f in shown], why)
+
+
+# --- cards -----------------------------------------------------------------------------------
+
+def evidence(card: "Card", query: set[str], limit: int, weight: Callable[[str], float]) -> str:
+    """The card's own words: the entry's text (query-focused when long), a remote record's text."""
+    entry = card.entry
+    if entry is None:
+        return excerpt(card.summary, query, limit, weight)
+    text = entry.body
+    if entry.kind in ("save", "digest") and entry.title and not entry.body.startswith(entry.title):
+        text = f"{entry.title}: {entry.body}"
+    return excerpt(text, query, limit, weight)
+
+
+def card_line(shown: Shown, grouped_day: str | None) -> str:
+    """`- 8 May 2023 · decision · <its words> | id=42 in t7`; under a topic line the date only where it differs."""
+    card = shown.card
+    when = day(card.entry.at) if card.entry is not None else card.at[:10]
+    parts = [] if when == grouped_day else [when]
+    if card.category not in ("context", "general", ""):
+        parts.append(card.category)
+    parts.append(shown.text)
+    tail = f" | id={card.id}"
+    if grouped_day is None and shown.topic is not None:
+        tail += f" in t{shown.topic.pk}"
+    return ("  - " if grouped_day is not None else "- ") + " · ".join(parts) + tail
+
+
+def topic_line(topic: Topic) -> str:
+    """`- 8 May 2023 · 25 turns · decision — <title> | id=t7` above the hits said in that topic."""
+    turns = f"{topic.turn_count} turn{'' if topic.turn_count == 1 else 's'}"
+    kind = "" if topic.kind in ("context", "general") else f" · {topic.kind}"
+    return f"- {day(topic.started_at)} · {turns}{kind} — {clip(topic.title, TITLE_CHARS)} | id=t{topic.pk}"
+
+
+def same_topic(shown: Shown, other: Shown) -> bool:
+    return shown.topic is not None and other.topic is not None and shown.topic.pk == other.topic.pk
+
+
+def ordered(chosen: list[Shown]) -> list[list[Shown]]:
+    """The cards as the block shows them, best first: a topic's hits together, in the order they were said."""
+    cards: list[list[Shown]] = []
+    for shown in chosen:
+        if not any(shown in card for card in cards):
+            group = [s for s in chosen if s is shown or same_topic(s, shown)]
+            cards.append(sorted(group, key=lambda s: (s.card.at, s.card.id)) if len(group) > 1 else [shown])
+    return cards
+
+
+def render_cards(chosen: list[Shown]) -> list[str]:
+    lines: list[str] = []
+    for card in ordered(chosen):
+        if len(card) == 1:
+            lines.append(card_line(card[0], None))
+        else:
+            lines.append(topic_line(card[0].topic))
+            lines += [card_line(s, day(card[0].topic.started_at)) for s in card]
+    return lines
+
+
+def hit_reason(card: "Card", rank: int, query: set[str]) -> Reason:
+    text = card.entry.body if card.entry is not None else card.summary
+    return {"code": "hit", "rank": rank, "score": card.score, "via": card.via, "words": matched_words(text, query)}
+
+
+def token_weights(query: set[str]) -> Callable[[str], float]:
+    """How much a matching query word counts when choosing sentences: rarer words more (by entries holding them)."""
+    if not query:
+        return lambda token: 1.0
+    counts = fts.doc_counts(sorted(query))
+    return lambda token: 1.0 / (1.0 + math.log1p(counts.get(token, 0)))
+
+
+# --- packing -------------------------------------------------------------------------------
+
+class Block:
+    """The block being packed: lines and cards are tried one at a time and kept only while the text fits."""
+
+    def __init__(self, max_chars: int):
+        self.max_chars = max_chars
+        self.who: list[Line] = []
+        self.chosen: list[Shown] = []
+        self.left_out: list[tuple[str, Reason]] = []
+
+    def text(self) -> str:
+        parts = [WHO, *(line.text for line in self.who)] if self.who else []
+        if self.chosen:
+            parts += [RELEVANT, *render_cards(self.chosen)]
+        return "\n".join(parts)
+
+    def add_line(self, line: Line, limit: int, why_not: Reason) -> bool:
+        self.who.append(line)
+        if len(self.text()) <= limit:
+            return True
+        self.who.pop()
+        self.left_out.append((line.text, why_not))
+        return False
+
+    def add_card(self, shown: Shown, words: Callable[[int], str]) -> bool:
+        """The hit at full length if it fits, else cut to the room left (unless that leaves too little)."""
+        self.chosen.append(shown)
+        shown.text = words(CARD_CHARS)
+        if len(self.text()) <= self.max_chars:
+            return True
+        shown.text = ""
+        room = self.max_chars - len(self.text())
+        if room >= SHORTEST_CARD:
+            shown.text = words(room)
+            if len(self.text()) <= self.max_chars:
+                return True
+        self.chosen.pop()
+        return False
+
+    def cards(self) -> int:
+        return len(ordered(self.chosen))
+
+    def result(self) -> Context:
+        items: list[dict[str, Any]] = []
+        why: dict[str, Reason] = {}
+        for line in self.who:
+            for item in line.items:
+                if item["id"] not in why:
+                    items.append(item)
+                    why[item["id"]] = line.why
+        for card in ordered(self.chosen):
+            if len(card) > 1:
+                topic_id = f"t{card[0].topic.pk}"
+                items.append({"id": topic_id, "kind": "topic", "score": max(s.card.score or 0.0 for s in card)})
+                why[topic_id] = {"code": "topic", "hits": len(card)}
+            for shown in card:
+                items.append({"id": shown.card.id, "kind": "entry", "score": shown.card.score})
+                why[shown.card.id] = shown.why
+        return Context(self.text(), items, why, self.left_out)
+
+
+def build(spaces: list[MemorySpace], cards: list["Card"], query: str, *, max_chars: int, origin: str | None,
+          max_cards: int) -> Context:
+    """Pack the block by usefulness within max_chars (see the module docstring); `cards` come best first."""
+    query_tokens = set(tokenize(query))
+    always, relevant, rest = who_the_user_is(spaces, origin, query_tokens)
+    block = Block(max_chars)
+    for line in always:
+        block.add_line(line, max_chars // ALWAYS_SHARE, {"code": "who_share"})
+    for line in relevant:
+        block.add_line(line, max_chars, {"code": "budget"})
+    weight = token_weights(query_tokens)
+    topics = Topic.objects.in_bulk({c.entry.topic_id for c in cards if c.entry is not None and c.entry.topic_id})
+    seen: set[str] = set()
+    for rank, card in enumerate(cards, 1):
+        body = " ".join((card.entry.body if card.entry is not None else card.summary).split())
+        topic = topics.get(card.entry.topic_id) if card.entry is not None and card.entry.topic_id else None
+        shown = Shown(card, "", topic if topic is not None and topic.turn_count > 1 else None,
+                      hit_reason(card, rank, query_tokens))
+        opens_card = shown.topic is None or not any(same_topic(shown, s) for s in block.chosen)
+        if card.tier == "low":
+            why_not: Reason | None = {"code": "low", "score": card.score}
+        elif low_information(body):
+            why_not = {"code": "greeting"}
+        elif body in seen:
+            why_not = {"code": "duplicate"}
+        elif opens_card and block.cards() >= max_cards:
+            why_not = {"code": "cards", "cards": max_cards}
+        elif block.add_card(shown, lambda limit, card=card: evidence(card, query_tokens, limit, weight)):
+            seen.add(body)
+            why_not = None
+        else:
+            why_not = {"code": "budget"}
+        if why_not:
+            block.left_out.append((clip(card.summary or body, 100), why_not))
+    spare = max_chars // OTHER_FACTS_SHARE
+    for line in rest:
+        used = sum(len(x.text) + 1 for x in block.who if x in rest)
+        block.add_line(line, max_chars if used + len(line.text) <= spare else -1, {"code": "rest_share"})
+    return block.result()
