@@ -170,10 +170,34 @@ def test_extract_patterns(text, expected):
     "修复了登录 bug，自检 75/75 通过",
     "修改 /etc/hosts 里的配置",           # a path without a "mine" cue
     "我的比例是 75/75",                  # a ratio is not a path
+    "I always dreamed of visiting there",  # a story told in the past, and "there" points elsewhere
+    "I usually went hiking with them",
+    "I love holding them",                # "them": about something said before, not a fact
+    "I really enjoy working with you",
+    "我喜欢你推荐的那本书",
     "",
 ])
 def test_near_misses_yield_nothing(text):
     assert extract(text) == []
+
+
+def test_claims_belong_to_the_speaker_a_line_names():
+    said = extract("Caroline: I love painting sunsets.\nI always read before bed\nUser: call me Bob\n"
+                   "Assistant: I prefer short answers\nNote: I prefer tabs")
+    assert [(c.subject, c.predicate, c.value) for c in said] == [
+        ("Caroline", "preference", "painting sunsets"), ("Caroline", "habit", "read before bed"),
+        ("user", "nickname", "Bob"), ("Assistant", "preference", "short answers"),
+        ("Assistant", "preference", "tabs"),  # a heading ("Note:") names no one: the speaker goes on
+    ]
+    assert [(c.subject, c.value) for c in extract("张三：我喜欢火锅")] == [("张三", "火锅")]
+
+
+def test_facts_of_other_speakers_stay_out_of_the_frame(space):
+    from memoryhub.memories.growth.persona import project_frame
+
+    say(space, "Caroline: I love painting sunsets.\nUser: I prefer dark mode")
+    assert current(space, "preference") == ["dark mode", "painting sunsets"]
+    assert project_frame(space) == "Prefers: dark mode"
 
 
 @pytest.mark.parametrize("path, ok", [

@@ -126,6 +126,14 @@ def test_title_falls_back_to_summary_then_keywords(space):
     assert bare.topic.title == "caching strategies invalidation"
 
 
+def test_title_is_the_topics_central_informative_phrase_not_its_greeting(space):
+    lines = ["Hey James! How was the bowling with your brother?", "I went bowling with my brother on Sunday at the Lucky Strike lanes.",
+             "Bowling again next Sunday with my brother?", "Thanks, cheers!"]
+    entries = [turn(space, text, minutes=i, summary=text) for i, text in enumerate(lines)]
+    assert len({e.topic_id for e in entries}) == 1
+    assert Topic.objects.get().title == "I went bowling with my brother on Sunday at the Lucky…"
+
+
 def test_deleted_entries_leave_the_count(space):
     a = turn(space, WALLPAPER[0])
     turn(space, WALLPAPER[1], minutes=5)

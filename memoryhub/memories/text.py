@@ -158,6 +158,7 @@ _ABBREVIATION = re.compile(r"(?:(?i:\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|fig|appro
 _LABEL = re.compile(r"^([^\s:：]{1,24}(?: [^\s:：]{1,24}){0,2})(?::\s+|：\s*)(?=\S)")
 _WORDLIKE = re.compile(r"[0-9a-z\u00c0-\u024f]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2}")
 ELLIPSIS = "…"
+LONGEST_WORD = 30  # longer runs without a space are URLs, hashes or paths, which may be cut anywhere
 
 
 def sentences(text: str) -> list[str]:
@@ -185,12 +186,14 @@ def clip(text: str, limit: int) -> str:
 
 
 def _break_at(text: str, end: int) -> int:
-    """The largest cut at or before `end` between words: at a space or beside a CJK character."""
+    """The largest cut at or before `end` between words: at a space or beside a CJK character.
+
+    A first word that does not fit is left out whole, unless it is no word at all (a long URL or hash)."""
     for i in range(end, 0, -1):
         before, after = text[i - 1], text[i]
         if after == " " or before == " " or _CJK_CHAR.match(before) or _CJK_CHAR.match(after):
             return i
-    return end  # one unbroken token (a long URL): nothing better than cutting it
+    return end if len(text.split(" ", 1)[0]) > LONGEST_WORD else 0
 
 
 def _break_after(text: str, start: int) -> int:
@@ -203,8 +206,9 @@ def _break_after(text: str, start: int) -> int:
 
 
 def information(text: str) -> float:
-    """How much a text says: its distinct content words (numbers count twice), greetings and fillers left out."""
-    tokens = set(tokenize(_LABEL.sub("", text.strip()))) - _PHATIC_TOKENS
+    """How much a text says: its distinct content words (numbers count twice); speaker labels, greetings and
+    fillers left out."""
+    tokens = set(tokenize(" ".join(_LABEL.sub("", line.strip()) for line in text.splitlines()))) - _PHATIC_TOKENS
     return sum(2.0 if t.isdigit() else 1.0 for t in tokens)
 
 
@@ -285,7 +289,7 @@ def _render(spans: list[tuple[str, str]], chosen: list[int]) -> str:
         if speaker and speaker != label:
             if any(spans[j][0] != speaker for j in skipped):
                 out.append(ELLIPSIS)
-            out.append(f"{speaker}:")
+            out.append(_speaker(speaker))
             if any(spans[j][0] == speaker for j in skipped):
                 out.append(ELLIPSIS)
         elif skipped:
@@ -297,11 +301,15 @@ def _render(spans: list[tuple[str, str]], chosen: list[int]) -> str:
     return _join(out)
 
 
+def _speaker(name: str) -> str:
+    return f"{name}：" if _CJK_CHAR.match(name[-1]) else f"{name}:"
+
+
 def _join(pieces: list[str]) -> str:
     """Pieces with a space between them, except between two pieces of Chinese (or Japanese) text."""
     out = ""
     for piece in pieces:
-        if out and not (_CJK_CHAR.match(out[-1]) and _CJK_CHAR.match(piece[0])):
+        if out and not (_CJK_CHAR.match(out[-1]) and _CJK_CHAR.match(piece[0])) and out[-1] != "：":
             out += " "
         out += piece
     return out
@@ -310,7 +318,7 @@ def _join(pieces: list[str]) -> str:
 def _window(span: tuple[str, str], query: set[str], limit: int, cut_before: bool) -> str:
     """One long sentence cut around its first word that matches the query."""
     speaker, sentence = span
-    lead = (f"{ELLIPSIS} " if cut_before else "") + (f"{speaker}: " if speaker else "")
+    lead = (f"{ELLIPSIS} " if cut_before else "") + (_speaker(speaker) + " " if speaker else "")
     found = [m.start() for m in _WORDLIKE.finditer(sentence.lower()) if set(tokenize(m.group(0))) & query]
     start = _break_after(sentence, found[0] - limit // 4) if found and found[0] > limit // 4 else 0
     if not start:

@@ -291,12 +291,12 @@ def build(spaces: list[MemorySpace], cards: list["Card"], query: str, *, max_cha
         shown = Shown(card, "", topic if topic is not None and topic.turn_count > 1 else None,
                       hit_reason(card, rank, query_tokens))
         opens_card = shown.topic is None or not any(same_topic(shown, s) for s in block.chosen)
-        if card.tier == "low":
-            why_not: Reason | None = {"code": "low", "score": card.score}
-        elif low_information(body):
-            why_not = {"code": "greeting"}
+        if low_information(card.entry.body if card.entry is not None else card.summary):
+            why_not: Reason | None = {"code": "greeting"}
         elif body in seen:
             why_not = {"code": "duplicate"}
+        elif card.tier == "low":
+            why_not = {"code": "low", "score": card.score}
         elif opens_card and block.cards() >= max_cards:
             why_not = {"code": "cards", "cards": max_cards}
         elif block.add_card(shown, lambda limit, card=card: evidence(card, query_tokens, limit, weight)):

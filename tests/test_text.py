@@ -1,0 +1,88 @@
+"""Text helpers behind cards and summaries: sentences, word-safe clipping, query-focused excerpts, informativeness."""
+
+import re
+
+import pytest
+
+from memoryhub.memories.text import clip, excerpt, low_information, sentences, summarize, tokenize
+
+LONG_TURN = (
+    "User: Hey! Quick question about the database.\n\n"
+    "Assistant: Sure. We looked at MySQL and SQLite first. After the load tests we decided on PostgreSQL 16 "
+    "because of JSONB and logical replication. The migration runs next week. Anything else?"
+)
+
+
+def query(text):
+    return set(tokenize(text))
+
+
+def test_sentences_do_not_end_inside_names_versions_or_abbreviations():
+    text = "Put secrets in .env files. Use Python 3.11, e.g. for node.js. Dr. Smith agreed!\n我们决定用 PostgreSQL 16。好的"
+    assert sentences(text) == ["Put secrets in .env files.", "Use Python 3.11, e.g. for node.js.", "Dr. Smith agreed!",
+                               "我们决定用 PostgreSQL 16。", "好的"]
+
+
+@pytest.mark.parametrize("text, limit, expected", [
+    ("The quick brown fox jumps over the lazy dog", 20, "The quick brown fox…"),
+    ("The quick brown fox jumps over the lazy dog", 19, "The quick brown…"),
+    ("short enough", 12, "short enough"),
+    ("我们在做一个记账应用，数据库决定用PostgreSQL16版本", 15, "我们在做一个记账应用，数据库…"),
+    ("数据库决定用PostgreSQL16版本", 12, "数据库决定用…"),  # Chinese cuts on characters, never inside the English word
+    ("anything", 0, ""),
+])
+def test_clip_cuts_between_words_or_chinese_characters(text, limit, expected):
+    assert clip(text, limit) == expected
+    assert len(clip(text, limit)) <= limit
+
+
+def test_clip_never_cuts_inside_a_word():
+    text = "Supercalifragilistic expialidocious antidisestablishmentarianism floccinaucinihilipilification words"
+    words = set(text.split())
+    for limit in range(2, len(text)):
+        cut = clip(text, limit)
+        assert len(cut) <= limit
+        kept = cut.removesuffix("…").split()
+        assert all(word in words for word in kept), (limit, cut)
+
+
+def test_summary_is_the_informative_sentence_not_the_greeting():
+    assert summarize("Caroline: Hey Mel! Good to see you. I went to a LGBTQ support group yesterday.") == (
+        "I went to a LGBTQ support group yesterday.")
+    assert summarize("Keep the API keys in .env and never commit it.", 160) == (
+        "Keep the API keys in .env and never commit it.")
+    assert summarize("Hey!") == "Hey!"
+
+
+def test_greetings_and_thanks_say_nothing():
+    for text in ("Hey!", "Cheers, James!", "Caroline: Thanks, Mel!", "Wow, that's cool!", "好的，谢谢！"):
+        assert low_information(text), text
+    for text in ("I went bowling on Sunday", "Paris, 2019.", "Use PostgreSQL 16", "我们决定用 PostgreSQL"):
+        assert not low_information(text), text
+
+
+def test_a_short_entry_is_shown_whole():
+    assert excerpt("Caroline: I went to a LGBTQ support group yesterday.", query("support group"), 200) == (
+        "Caroline: I went to a LGBTQ support group yesterday.")
+
+
+def test_a_long_entry_shows_the_sentences_that_match_with_ellipses_and_its_speaker():
+    text = excerpt(LONG_TURN, query("what did we decide about postgresql"), 160)
+    assert "we decided on PostgreSQL 16" in text and len(text) <= 160
+    assert "Assistant: …" in text  # the speaker named, the skipped start of their answer marked
+    assert "MySQL" not in text
+
+
+def test_an_overlong_sentence_is_cut_around_its_match():
+    sentence = "word " * 60 + "the bowling alley on the corner " + "filler " * 60
+    text = excerpt(sentence, query("bowling"), 80)
+    assert "bowling" in text and text.startswith("…") and text.endswith("…") and len(text) <= 80
+    assert all(w in {"word", "the", "bowling", "alley", "on", "corner", "filler"} for w in re.findall(r"\w+", text))
+
+
+def test_chinese_excerpt_keeps_whole_characters_and_the_match():
+    text = ("用户：我们在做一个记账应用，先聊聊整体架构和部署方式。\n\n"
+            "助手：好的。关于数据库，我们最后决定用 PostgreSQL 16，因为需要 JSONB 和逻辑复制。迁移计划下周开始执行。")
+    cut = excerpt(text, query("数据库决定"), 60)
+    assert "决定用 PostgreSQL 16" in cut and len(cut) <= 60
+    assert cut.startswith("助手：") or cut.startswith("… 助手：")
