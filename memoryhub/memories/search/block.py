@@ -178,23 +178,10 @@ def same_topic(shown: Shown, other: Shown) -> bool:
 
 def ordered(chosen: list[Shown]) -> list[list[Shown]]:
     """The cards as the block shows them, best first: a topic's hits together, in the order they were said."""
-    cards: list[list[Shown]] = []
+    cards: dict[Any, list[Shown]] = {}
     for shown in chosen:
-        if not any(shown in card for card in cards):
-            group = [s for s in chosen if s is shown or same_topic(s, shown)]
-            cards.append(sorted(group, key=lambda s: (s.card.at, s.card.id)) if len(group) > 1 else [shown])
-    return cards
-
-
-def render_cards(chosen: list[Shown]) -> list[str]:
-    lines: list[str] = []
-    for card in ordered(chosen):
-        if len(card) == 1:
-            lines.append(card_line(card[0], None))
-        else:
-            lines.append(topic_line(card[0].topic))
-            lines += [card_line(s, day(card[0].topic.started_at)) for s in card]
-    return lines
+        cards.setdefault(("t", shown.topic.pk) if shown.topic is not None else ("e", id(shown)), []).append(shown)
+    return [sorted(card, key=lambda s: (s.card.at, s.card.id)) for card in cards.values()]
 
 
 def hit_reason(card: "Card", rank: int, query: set[str]) -> Reason:
@@ -220,12 +207,31 @@ class Block:
         self.who: list[Line] = []
         self.chosen: list[Shown] = []
         self.left_out: list[tuple[str, Reason]] = []
+        self._lines: dict[tuple, str] = {}  # rendered card and topic lines, reused while packing
 
     def text(self) -> str:
         parts = [WHO, *(line.text for line in self.who)] if self.who else []
         if self.chosen:
-            parts += [RELEVANT, *render_cards(self.chosen)]
+            parts.append(RELEVANT)
+            for card in ordered(self.chosen):
+                if len(card) == 1:
+                    parts.append(self._line(card[0], None))
+                    continue
+                topic = card[0].topic
+                parts.append(self._line(topic, "topic"))
+                parts += [self._line(s, self._line(topic, "day")) for s in card]
         return "\n".join(parts)
+
+    def _line(self, what: Shown | Topic, under: str | None) -> str:
+        key = (what.card.id, under, what.text) if isinstance(what, Shown) else (what.pk, under)
+        if key not in self._lines:
+            if under == "topic":
+                self._lines[key] = topic_line(what)
+            elif under == "day":
+                self._lines[key] = day(what.started_at)
+            else:
+                self._lines[key] = card_line(what, under)
+        return self._lines[key]
 
     def add_line(self, line: Line, limit: int, why_not: Reason) -> bool:
         self.who.append(line)
@@ -283,13 +289,13 @@ def build(spaces: list[MemorySpace], cards: list["Card"], query: str, *, max_cha
     for line in relevant:
         block.add_line(line, max_chars, {"code": "budget"})
     weight = token_weights(query_tokens)
-    topics = Topic.objects.in_bulk({c.entry.topic_id for c in cards if c.entry is not None and c.entry.topic_id})
+    topics = Topic.objects.only("id", "turn_count", "kind", "title", "started_at").in_bulk(
+        {c.entry.topic_id for c in cards if c.entry is not None and c.entry.topic_id})
     seen: set[str] = set()
     for rank, card in enumerate(cards, 1):
         body = " ".join((card.entry.body if card.entry is not None else card.summary).split())
         topic = topics.get(card.entry.topic_id) if card.entry is not None and card.entry.topic_id else None
-        shown = Shown(card, "", topic if topic is not None and topic.turn_count > 1 else None,
-                      hit_reason(card, rank, query_tokens))
+        shown = Shown(card, "", topic if topic is not None and topic.turn_count > 1 else None, {"rank": rank})
         opens_card = shown.topic is None or not any(same_topic(shown, s) for s in block.chosen)
         if low_information(card.entry.body if card.entry is not None else card.summary):
             why_not: Reason | None = {"code": "greeting"}
@@ -310,4 +316,6 @@ def build(spaces: list[MemorySpace], cards: list["Card"], query: str, *, max_cha
     for line in rest:
         used = sum(len(x.text) + 1 for x in block.who if x in rest)
         block.add_line(line, max_chars if used + len(line.text) <= spare else -1, {"code": "rest_share"})
+    for shown in block.chosen:
+        shown.why = hit_reason(shown.card, shown.why["rank"], query_tokens)
     return block.result()
