@@ -53,7 +53,8 @@ def test_create_note_search_edit_preview_and_rebuild(logged_in_page):
     page.goto("/spaces/garden/recall/")
     page.fill("#id_q", "when do the tomatoes go into the greenhouse?")
     page.get_by_role("button", name="Preview").click()
-    expect(page.locator("#recall-text")).to_contain_text("tomato seedlings")
+    expect(page.locator("#recall-text")).to_contain_text("The tomato seedlings go into the greenhouse on the 20th of May.")
+    expect(page.locator("#recall-why")).to_contain_text("matches: tomato, go, greenhouse")  # why the card is there
     chars = int(page.locator("#recall-chars").inner_text())
     assert 0 < chars <= 2600
 
