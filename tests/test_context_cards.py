@@ -49,6 +49,13 @@ def test_a_matching_turn_inside_a_long_topic_is_shown_in_its_own_words(api):
     assert "since I was a kid" not in text  # not the topic's first turn in its place
 
 
+def test_a_card_says_when_yesterday_was(api):
+    chat(api, [("I went to the LGBTQ support group yesterday, it was powerful.", "Glad to hear it.")],
+         start=datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
+    text = context(api, "When did I go to the support group?")["text"]
+    assert "- 8 May 2023 · User: I went to the LGBTQ support group yesterday (7 May 2023), it was powerful." in text
+
+
 def test_hits_in_one_topic_share_one_topic_line(api):
     ids = chat(api, VR_EVENING)
     data = context(api, "VR controls dizzy")

@@ -86,3 +86,19 @@ def test_chinese_excerpt_keeps_whole_characters_and_the_match():
     cut = excerpt(text, query("数据库决定"), 60)
     assert "决定用 PostgreSQL 16" in cut and len(cut) <= 60
     assert cut.startswith("助手：") or cut.startswith("… 助手：")
+
+
+def test_relative_dates_in_a_memory_get_their_absolute_date():
+    from datetime import date
+
+    from memoryhub.memories.search.dates import day, resolve
+
+    said = date(2023, 5, 8)  # a Monday
+    assert day(said) == "8 May 2023"
+    assert resolve("I went yesterday, and last Friday too; two days ago it rained. Last year was calm, "
+                   "3 months ago too. Last week is left as said.", said) == (
+        "I went yesterday (7 May 2023), and last Friday (5 May 2023) too; two days ago (6 May 2023) it rained. "
+        "Last year (2022) was calm, 3 months ago (February 2023) too. Last week is left as said.")
+    assert resolve("我昨天去了，去年也去过，上个月没去，3天前下雨", said) == (
+        "我昨天（2023年5月7日）去了，去年（2022年）也去过，上个月（2023年4月）没去，3天前（2023年5月5日）下雨")
+    assert resolve("a year ago", date(2024, 2, 29)) == "a year ago (2023)"

@@ -14,14 +14,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
-
-from django.utils import timezone
 
 from memoryhub.memories.growth import facts, persona
 from memoryhub.memories.models import Fact, Persona, Topic
 from memoryhub.memories.search import fulltext as fts
+from memoryhub.memories.search.dates import day, resolve
 from memoryhub.memories.text import clip, excerpt, low_information, tokenize
 from memoryhub.spaces.models import MemorySpace
 
@@ -35,8 +33,6 @@ TITLE_CHARS = 50
 SHORTEST_CARD = 80       # a card cut shorter than this to fit says too little: left out instead
 ALWAYS_SHARE = 2         # profile, identity and constraints take at most 1/ALWAYS_SHARE of the budget
 OTHER_FACTS_SHARE = 4    # facts unrelated to the query take at most 1/OTHER_FACTS_SHARE, after the hits
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
 _WORD = re.compile(r"[0-9A-Za-z\u00c0-\u024f]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 Reason = dict[str, Any]  # {"code": "hit", "rank": 2, …}: why a line is in the block, or why it is not
@@ -74,12 +70,6 @@ class Shown:
     text: str
     topic: Topic | None
     why: Reason
-
-
-def day(moment: datetime) -> str:
-    """An absolute date as people write it, "8 May 2023": agents answer "when" questions from it."""
-    local = timezone.localtime(moment) if timezone.is_aware(moment) else moment
-    return f"{local.day} {MONTHS[local.month - 1]} {local.year}"
 
 
 def matched_words(text: str, query: set[str]) -> list[str]:
@@ -141,14 +131,15 @@ def fact_line(label: str, shown: list[Fact], why: Reason) -> Line:
 # --- cards -----------------------------------------------------------------------------------
 
 def evidence(card: "Card", query: set[str], limit: int, weight: Callable[[str], float]) -> str:
-    """The card's own words: the entry's text (query-focused when long), a remote record's text."""
+    """The card's own words, relative dates resolved: the entry's text (query-focused when long), a remote
+    record's text."""
     entry = card.entry
     if entry is None:
         return excerpt(card.summary, query, limit, weight)
     text = entry.body
     if entry.kind in ("save", "digest") and entry.title and not entry.body.startswith(entry.title):
         text = f"{entry.title}: {entry.body}"
-    return excerpt(text, query, limit, weight)
+    return excerpt(resolve(text, entry.at), query, limit, weight)
 
 
 def card_line(shown: Shown, grouped_day: str | None) -> str:

@@ -125,7 +125,7 @@ REFERENCE = re.compile(
     r"\bwe (?:talked|spoke) about\b|\bearlier\b)"
 )
 REFERENCE_TURNS = 3
-CANDIDATES_PER_CARD = 3
+CANDIDATES_PER_CARD = 4
 
 
 def expand_references(query: str, spaces: list[MemorySpace], session_id: str, origin: str | None) -> str:

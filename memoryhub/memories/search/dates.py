@@ -1,0 +1,91 @@
+"""Absolute dates for cards: "8 May 2023", and relative words in a memory resolved against its own date.
+
+"Yesterday" in a card from last spring misleads an agent reading it today; so each relative day,
+weekday, month or year a memory mentions gets its absolute date beside it: "yesterday (7 May 2023)",
+"last Friday (5 May 2023)", "last year (2022)", "昨天（2023年5月7日）". Weeks ("last week", "上周") are left
+as said: where one begins and ends, people draw differently.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+
+from django.utils import timezone
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+           "nine": 9, "ten": 10, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+           "八": 8, "九": 9, "十": 10}
+_COUNT = r"(?P<n>\d{1,2}|a|one|two|three|four|five|six|seven|eight|nine|ten)"
+_ZH_COUNT = r"(?P<zhn>\d{1,2}|[一两二三四五六七八九十])"
+_RELATIVE = re.compile(
+    r"(?i:\b(?P<en>the day before yesterday|yesterday|last night|last year|last month|"
+    rf"last (?P<weekday>{'|'.join(WEEKDAYS)})|{_COUNT} (?P<unit>days?|months?|years?) ago)\b)"
+    rf"|(?P<zh>前天|昨天|昨晚|去年|上个月|{_ZH_COUNT}(?P<zhunit>天|个月|年)前)"
+)
+
+
+def to_date(moment: datetime | date) -> date:
+    if isinstance(moment, datetime):
+        return (timezone.localtime(moment) if timezone.is_aware(moment) else moment).date()
+    return moment
+
+
+def day(moment: datetime | date) -> str:
+    """An absolute date as people write it, "8 May 2023": agents answer "when" questions from it."""
+    d = to_date(moment)
+    return f"{d.day} {MONTHS[d.month - 1]} {d.year}"
+
+
+def month(d: date) -> str:
+    return f"{MONTHS[d.month - 1]} {d.year}"
+
+
+def months_before(d: date, n: int) -> date:
+    index = d.year * 12 + d.month - 1 - n
+    return date(index // 12, index % 12 + 1, 1)
+
+
+EN_FORMATS = {"day": day, "month": month, "year": lambda d: str(d.year)}
+ZH_FORMATS = {"day": lambda d: f"{d.year}年{d.month}月{d.day}日", "month": lambda d: f"{d.year}年{d.month}月",
+              "year": lambda d: f"{d.year}年"}
+
+
+def resolve(text: str, moment: datetime | date) -> str:
+    """The text with each relative day, month or year it mentions followed by its absolute date."""
+    said_on = to_date(moment)
+
+    def absolute(match: re.Match) -> str:
+        when, unit = _when(match, said_on)
+        if match.group("zh"):
+            return f"{match.group(0)}（{ZH_FORMATS[unit](when)}）"
+        return f"{match.group(0)} ({EN_FORMATS[unit](when)})"
+
+    return _RELATIVE.sub(absolute, text)
+
+
+def _when(match: re.Match, said_on: date) -> tuple[date, str]:
+    """The date a relative phrase means, and whether it names a day, a month or a year."""
+    phrase = match.group(0).lower()
+    if phrase in ("yesterday", "last night", "昨天", "昨晚"):
+        return said_on - timedelta(days=1), "day"
+    if phrase in ("the day before yesterday", "前天"):
+        return said_on - timedelta(days=2), "day"
+    if phrase in ("last year", "去年"):
+        return said_on.replace(year=said_on.year - 1, day=1), "year"
+    if phrase in ("last month", "上个月"):
+        return months_before(said_on, 1), "month"
+    if match.group("weekday"):
+        back = (said_on.weekday() - WEEKDAYS.index(match.group("weekday").lower())) % 7 or 7
+        return said_on - timedelta(days=back), "day"
+    count = (match.group("n") or match.group("zhn")).lower()
+    n = int(count) if count.isdigit() else NUMBERS[count]
+    unit = (match.group("unit") or match.group("zhunit") or "").lower()
+    if unit.startswith("day") or unit == "天":
+        return said_on - timedelta(days=n), "day"
+    if unit.startswith("month") or unit == "个月":
+        return months_before(said_on, n), "month"
+    return said_on.replace(year=said_on.year - n, day=1), "year"
