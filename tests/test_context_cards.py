@@ -165,6 +165,19 @@ def test_facts_that_bear_on_the_query_come_first_and_the_rest_only_with_room(api
     assert sum(len(v) for v in unrelated if v in text) <= 600 // 4  # unrelated facts: only what the hits left
 
 
+def test_who_the_user_is_takes_at_most_half_the_budget_cutting_constraints_not_lines(api):
+    from memoryhub.memories.models import Persona
+
+    events = [f"Always answer question {i} in Chinese, with code comments in English." for i in range(6)]
+    Persona.objects.create(space=default_space(), profile="Works on memoryhub.\nLikes concise answers.", events=events)
+    chat(api, [("The nightly backup goes to the NAS at 02:00.", "ok")])
+    text = context(api, "when does the backup run?", max_chars=500)["text"]
+    who, cards = text.split("## Possibly relevant")
+    assert len(who) <= 250 and "Works on memoryhub." in who and "Likes concise answers." in who
+    assert "Keep in mind:\n- " + events[0] in who and events[-1] not in who  # as many constraints as fit
+    assert "backup goes to the NAS" in cards
+
+
 def test_recall_preview_shows_the_block_and_why_each_line_is_there(api, client, staff):
     ids = chat(api, VR_EVENING)
     chat(api, [("Hey James!", "Hi!")], session="greet")

@@ -64,12 +64,12 @@ class Line:
 
 @dataclass(eq=False)
 class Shown:
-    """A hit in the block: its card, its words, its topic (when that has other turns) and why it is there."""
+    """A hit in the block: its card, its rank among the hits, its topic (when that has other turns), its words."""
 
     card: "Card"
-    text: str
+    rank: int
     topic: Topic | None
-    why: Reason
+    text: str = ""
 
 
 def matched_words(text: str, query: set[str]) -> list[str]:
@@ -84,9 +84,11 @@ def matched_words(text: str, query: set[str]) -> list[str]:
 # --- who the user is ---------------------------------------------------------------------
 
 def who_the_user_is(spaces: list[MemorySpace], origin: str | None,
-                    query: set[str]) -> tuple[list[Line], list[Line], list[Line]]:
-    """(always, about the query, the rest): lines from each native space's profile, user facts and constraints."""
-    always: list[Line] = []
+                    query: set[str]) -> tuple[list[list[Line]], list[Line], list[Line]]:
+    """(always, about the query, the rest): lines from each native space's profile, user facts and constraints.
+
+    Each of `always` is a list of ways to say it, longest first (the constraints can be cut to fewer)."""
+    always: list[list[Line]] = []
     relevant: list[Line] = []
     rest: list[Line] = []
     for space in spaces:
@@ -94,9 +96,8 @@ def who_the_user_is(spaces: list[MemorySpace], origin: str | None,
             continue
         record = Persona.objects.filter(space=space).first()
         persona_item = {"id": f"persona:{space.slug}", "kind": "persona", "score": None}
-        profile = [line for line in (record.profile if record else "").splitlines() if line.strip()]
-        if profile:
-            always.append(Line("\n".join(profile), [persona_item], {"code": "profile"}))
+        always += [[Line(line, [persona_item], {"code": "profile"})]
+                   for line in (record.profile if record else "").splitlines() if line.strip()]
         by_predicate: dict[str, list[Fact]] = {}
         for fact in persona.user_facts(space, origin):
             by_predicate.setdefault(fact.predicate, []).append(fact)
@@ -107,7 +108,7 @@ def who_the_user_is(spaces: list[MemorySpace], origin: str | None,
             if predicate in facts.SINGLE_VALUED:
                 best = persona.best_single(predicate, found, by_predicate)
                 if best is not None:
-                    always.append(fact_line(label, [best], {"code": "identity"}))
+                    always.append([fact_line(label, [best], {"code": "identity"})])
                 continue
             values = list({f.value.casefold(): f for f in found}.values())[-persona.MAX_VALUES_PER_LINE:]
             matching = [f for f in values if set(tokenize(f.value)) & query]
@@ -117,9 +118,9 @@ def who_the_user_is(spaces: list[MemorySpace], origin: str | None,
             if len(matching) < len(values):
                 rest.append(fact_line(label, [f for f in values if f not in matching], {"code": "fact_rest"}))
         events = record.events if record and origin in (None, "local") else []
-        if events:
-            always.append(Line("\n".join([f"{persona.EVENTS_LABEL}:", *(f"- {e}" for e in events)]), [persona_item],
-                               {"code": "constraints"}))
+        if events:  # all of them, else as many as fit (the oldest first: a stable frame keeps the cache warm)
+            always.append([Line("\n".join([f"{persona.EVENTS_LABEL}:", *(f"- {e}" for e in events[:n])]),
+                                [persona_item], {"code": "constraints"}) for n in range(len(events), 0, -1)])
     return always, relevant, rest
 
 
@@ -224,12 +225,14 @@ class Block:
                 self._lines[key] = card_line(what, under)
         return self._lines[key]
 
-    def add_line(self, line: Line, limit: int, why_not: Reason) -> bool:
-        self.who.append(line)
-        if len(self.text()) <= limit:
-            return True
-        self.who.pop()
-        self.left_out.append((line.text, why_not))
+    def add_line(self, choices: list[Line], limit: int, why_not: Reason) -> bool:
+        """The first of the ways to say a line that keeps the text within `limit`."""
+        for line in choices:
+            self.who.append(line)
+            if len(self.text()) <= limit:
+                return True
+            self.who.pop()
+        self.left_out.append((choices[0].text, why_not))
         return False
 
     def add_card(self, shown: Shown, words: Callable[[int], str]) -> bool:
@@ -250,7 +253,7 @@ class Block:
     def cards(self) -> int:
         return len(ordered(self.chosen))
 
-    def result(self) -> Context:
+    def result(self, query: set[str]) -> Context:
         items: list[dict[str, Any]] = []
         why: dict[str, Reason] = {}
         for line in self.who:
@@ -265,7 +268,7 @@ class Block:
                 why[topic_id] = {"code": "topic", "hits": len(card)}
             for shown in card:
                 items.append({"id": shown.card.id, "kind": "entry", "score": shown.card.score})
-                why[shown.card.id] = shown.why
+                why[shown.card.id] = hit_reason(shown.card, shown.rank, query)
         return Context(self.text(), items, why, self.left_out)
 
 
@@ -275,20 +278,21 @@ def build(spaces: list[MemorySpace], cards: list["Card"], query: str, *, max_cha
     query_tokens = set(tokenize(query))
     always, relevant, rest = who_the_user_is(spaces, origin, query_tokens)
     block = Block(max_chars)
-    for line in always:
-        block.add_line(line, max_chars // ALWAYS_SHARE, {"code": "who_share"})
+    for choices in always:
+        block.add_line(choices, max_chars // ALWAYS_SHARE, {"code": "who_share"})
     for line in relevant:
-        block.add_line(line, max_chars, {"code": "budget"})
+        block.add_line([line], max_chars, {"code": "budget"})
     weight = token_weights(query_tokens)
     topics = Topic.objects.only("id", "turn_count", "kind", "title", "started_at").in_bulk(
         {c.entry.topic_id for c in cards if c.entry is not None and c.entry.topic_id})
     seen: set[str] = set()
     for rank, card in enumerate(cards, 1):
-        body = " ".join((card.entry.body if card.entry is not None else card.summary).split())
+        said = card.entry.body if card.entry is not None else card.summary
+        body = " ".join(said.split())
         topic = topics.get(card.entry.topic_id) if card.entry is not None and card.entry.topic_id else None
-        shown = Shown(card, "", topic if topic is not None and topic.turn_count > 1 else None, {"rank": rank})
+        shown = Shown(card, rank, topic if topic is not None and topic.turn_count > 1 else None)
         opens_card = shown.topic is None or not any(same_topic(shown, s) for s in block.chosen)
-        if low_information(card.entry.body if card.entry is not None else card.summary):
+        if low_information(said):
             why_not: Reason | None = {"code": "greeting"}
         elif body in seen:
             why_not = {"code": "duplicate"}
@@ -305,8 +309,8 @@ def build(spaces: list[MemorySpace], cards: list["Card"], query: str, *, max_cha
             block.left_out.append((clip(card.summary or body, 100), why_not))
     spare = max_chars // OTHER_FACTS_SHARE
     for line in rest:
-        used = sum(len(x.text) + 1 for x in block.who if x in rest)
-        block.add_line(line, max_chars if used + len(line.text) <= spare else -1, {"code": "rest_share"})
-    for shown in block.chosen:
-        shown.why = hit_reason(shown.card, shown.why["rank"], query_tokens)
-    return block.result()
+        if sum(len(x.text) + 1 for x in block.who if x in rest) + len(line.text) > spare:
+            block.left_out.append((line.text, {"code": "rest_share"}))
+        else:
+            block.add_line([line], max_chars, {"code": "budget"})
+    return block.result(query_tokens)
