@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from memoryhub.memories.text import clip, excerpt, low_information, sentences, summarize, tokenize
+from memoryhub.memories.text import clip, excerpt, low_information, sentences, rule_summary, tokenize
 
 LONG_TURN = (
     "User: Hey! Quick question about the database.\n\n"
@@ -47,11 +47,11 @@ def test_clip_never_cuts_inside_a_word():
 
 
 def test_summary_is_the_informative_sentence_not_the_greeting():
-    assert summarize("Caroline: Hey Mel! Good to see you. I went to a LGBTQ support group yesterday.") == (
+    assert rule_summary("Caroline: Hey Mel! Good to see you. I went to a LGBTQ support group yesterday.") == (
         "I went to a LGBTQ support group yesterday.")
-    assert summarize("Keep the API keys in .env and never commit it.", 160) == (
+    assert rule_summary("Keep the API keys in .env and never commit it.", 160) == (
         "Keep the API keys in .env and never commit it.")
-    assert summarize("Hey!") == "Hey!"
+    assert rule_summary("Hey!") == "Hey!"
 
 
 def test_greetings_and_thanks_say_nothing():
