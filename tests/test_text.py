@@ -48,10 +48,12 @@ def test_clip_never_cuts_inside_a_word():
 
 def test_summary_is_the_informative_sentence_not_the_greeting():
     assert rule_summary("Caroline: Hey Mel! Good to see you. I went to a LGBTQ support group yesterday.") == (
-        "I went to a LGBTQ support group yesterday.")
+        "Caroline: I went to a LGBTQ support group yesterday.")
     assert rule_summary("Keep the API keys in .env and never commit it.", 160) == (
         "Keep the API keys in .env and never commit it.")
     assert rule_summary("Hey!") == "Hey!"
+    assert rule_summary("Thanks! We moved billing to PostgreSQL 16 last week. Cheers! The old MySQL box is gone.", 60) == (
+        "We moved billing to PostgreSQL 16 last week.")  # informative sentences in order, while they fit
 
 
 def test_greetings_and_thanks_say_nothing():

@@ -218,17 +218,21 @@ def low_information(text: str) -> bool:
 
 
 def rule_summary(text: str, limit: int = 160) -> str:
-    """A rule summary: the most informative sentences, in their order, within `limit` characters."""
-    parts = sentences(_LABEL.sub("", text.strip()))
+    """A rule summary: what the text says once greetings and thanks are left out (its informative sentences
+    in their order, within `limit` characters), after the speaker when it names one ("Caroline: I went …")."""
+    text = text.strip()
+    label = _LABEL.match(text)
+    speaker = _speaker(label.group(1)) + " " if label else ""
+    parts = sentences(text[label.end():] if label else text)
     if not parts:
-        return ""
+        return clip(text, limit)
     scores = [information(p) for p in parts]
+    informative = [i for i, score in enumerate(scores) if score >= 2] or [scores.index(max(scores))]
     chosen: list[int] = []
-    for i in sorted(range(len(parts)), key=lambda i: (-scores[i], i)):
-        if chosen and (scores[i] < 2 or len(_joined(parts, sorted([*chosen, i]))) > limit):
-            continue
-        chosen.append(i)
-    return clip(_joined(parts, sorted(chosen)), limit)
+    for i in informative:
+        if not chosen or len(_joined(parts, [*chosen, i])) <= limit - len(speaker):
+            chosen.append(i)
+    return clip(speaker + _joined(parts, chosen), limit)
 
 
 def _joined(parts: list[str], chosen: list[int]) -> str:
