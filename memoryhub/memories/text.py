@@ -213,7 +213,11 @@ def information(text: str) -> float:
 
 
 def low_information(text: str) -> bool:
-    """"Hey!", "Cheers, James!", "Thanks, Mel!": a turn that says someone spoke, not about what."""
+    """"Hey!", "Cheers, James!", "Thanks, Mel!": a turn that says someone spoke, not about what.
+
+    Its start decides when that says enough (a long text is read only as far as needed)."""
+    if len(text) > 200 and information(text[:200]) >= 2:
+        return False
     return information(text) < 2
 
 

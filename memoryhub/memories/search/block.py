@@ -75,9 +75,9 @@ class Shown:
 def matched_words(text: str, query: set[str]) -> list[str]:
     """The words of `text` that match the query's tokens, as written, once each."""
     found: list[str] = []
-    for word in _WORD.findall(text):
-        if set(tokenize(word)) & query and word.lower() not in found:
-            found.append(word.lower())
+    for word in dict.fromkeys(w.lower() for w in _WORD.findall(text)):
+        if set(tokenize(word)) & query:
+            found.append(word)
     return found
 
 
