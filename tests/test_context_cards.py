@@ -165,6 +165,17 @@ def test_facts_that_bear_on_the_query_come_first_and_the_rest_only_with_room(api
     assert sum(len(v) for v in unrelated if v in text) <= 600 // 4  # unrelated facts: only what the hits left
 
 
+def test_a_line_two_spaces_share_is_said_once(api):
+    from memoryhub.spaces.models import MemorySpace
+
+    other = MemorySpace.objects.create(slug="work", name="Work")
+    for space in (default_space(), other):
+        assert_fact(space, "user", "nickname", "王哥")
+        assert_fact(space, "user", "preference", "green tea")
+    text = context(api, "what tea do I like?")["text"]
+    assert text.count("Call the user: 王哥") == 1 and text.count("Prefers: green tea") == 1
+
+
 def test_who_the_user_is_takes_at_most_half_the_budget_cutting_constraints_not_lines(api):
     from memoryhub.memories.models import Persona
 

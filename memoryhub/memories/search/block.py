@@ -110,13 +110,14 @@ def who_the_user_is(spaces: list[MemorySpace], origin: str | None,
                 if best is not None:
                     always.append([fact_line(label, [best], {"code": "identity"})])
                 continue
-            values = list({f.value.casefold(): f for f in found}.values())[-persona.MAX_VALUES_PER_LINE:]
-            matching = [f for f in values if set(tokenize(f.value)) & query]
+            values = list({f.value.casefold(): f for f in found}.values())
+            matching = [f for f in values if set(tokenize(f.value)) & query][-persona.MAX_VALUES_PER_LINE:]
+            others = [f for f in values if f not in matching][-persona.MAX_VALUES_PER_LINE:]
             if matching:
                 words = [w for f in matching for w in matched_words(f.value, query)]
                 relevant.append(fact_line(label, matching, {"code": "fact_query", "words": list(dict.fromkeys(words))}))
-            if len(matching) < len(values):
-                rest.append(fact_line(label, [f for f in values if f not in matching], {"code": "fact_rest"}))
+            if others:
+                rest.append(fact_line(label, others, {"code": "fact_rest"}))
         events = record.events if record and origin in (None, "local") else []
         if events:  # all of them, else as many as fit (the oldest first: a stable frame keeps the cache warm)
             always.append([Line("\n".join([f"{persona.EVENTS_LABEL}:", *(f"- {e}" for e in events[:n])]),
@@ -226,7 +227,10 @@ class Block:
         return self._lines[key]
 
     def add_line(self, choices: list[Line], limit: int, why_not: Reason) -> bool:
-        """The first of the ways to say a line that keeps the text within `limit`."""
+        """The first of the ways to say a line that keeps the text within `limit`; a line said already (by
+        another space) is not said twice."""
+        if any(line.text == shown.text for line in choices for shown in self.who):
+            return True
         for line in choices:
             self.who.append(line)
             if len(self.text()) <= limit:
