@@ -11,3 +11,7 @@ urlpatterns = [
     path("vault/", include("memoryhub.vault.urls")),
     path("", include("memoryhub.dashboard.urls")),
 ]
+
+handler400 = "memoryhub.api.views.bad_request"
+handler404 = "memoryhub.api.views.page_not_found"
+handler500 = "memoryhub.api.views.server_error"

@@ -126,3 +126,102 @@ def test_a_pack_import_makes_its_space_through_the_space_service():
     with pytest.raises(packs.PackError, match="access must be one of"):
         packs.import_pack(public)
     assert MemorySpace.objects.count() == before
+
+
+def rechecked(data: bytes, changes: dict) -> bytes:
+    """The pack with some members replaced ({name: new JSON value}) and the manifest's checksums made to match."""
+    import hashlib
+    import json
+
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        blobs = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    manifest = json.loads(blobs["manifest.json"])
+    for name, value in changes.items():
+        if name == "manifest.json":
+            manifest = value
+            continue
+        blobs[name] = value if isinstance(value, bytes) else json.dumps(value).encode()
+        manifest["files"][name] = hashlib.sha256(blobs[name]).hexdigest()
+    blobs["manifest.json"] = json.dumps(manifest).encode()
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for name, blob in blobs.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(blob)
+            tar.addfile(info, io.BytesIO(blob))
+    return out.getvalue()
+
+
+def _manifest(data: bytes) -> dict:
+    import json
+
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        return json.loads(tar.extractfile("manifest.json").read())
+
+
+@pytest.mark.parametrize("case", ["file missing", "not a list", "row not an object", "unknown field", "no id",
+                                  "wrong type", "lone surrogate", "NUL", "deep", "manifest not an object"])
+def test_a_malformed_pack_is_a_pack_error_and_leaves_nothing(case):
+    """Every malformed pack is a bad_request PackError (the API's shape), never a KeyError or a 500."""
+    space = MemorySpace.objects.create(slug="src", name="Source")
+    fill(space)
+    data = packs.export(space)
+    manifest = _manifest(data)
+    del manifest["files"]["edges.json"]
+    change = {
+        "file missing": {"manifest.json": manifest},
+        "not a list": {"entries.json": {"id": 1}},
+        "row not an object": {"topics.json": [1, 2]},
+        "unknown field": {"facts.json": [{"id": 1, "subject": "user", "predicate": "name", "value": "x", "evil": 1}]},
+        "no id": {"entries.json": [{"body": "x"}]},
+        "wrong type": {"entries.json": [{"id": 1, "body": "x", "hits": "many", "at": 12}]},
+        "lone surrogate": {"entries.json": b'[{"id": 1, "body": "\\ud800"}]'},
+        "NUL": {"oplog.json": b'[{"operation": "x\\u0000"}]'},
+        "deep": {"edges.json": b"[" * 50 + b"]" * 50},
+        "manifest not an object": {"manifest.json": [1]},
+    }[case]
+    before = MemorySpace.objects.count()
+    with pytest.raises(packs.PackError) as caught:
+        packs.import_pack(rechecked(data, change))
+    assert caught.value.code == "bad_request" and caught.value.response().status_code == 400
+    assert MemorySpace.objects.count() == before
+
+
+def test_a_schema_1_pack_still_imports_its_persona_as_local():
+    space = MemorySpace.objects.create(slug="src", name="Source")
+    fill(space)
+    data = packs.export(space)
+    manifest = {**_manifest(data), "schema_version": 1}
+    copy = packs.import_pack(rechecked(data, {"manifest.json": manifest, "persona.json": {"profile": "Wang, drinks tea"}}),
+                             slug="old")
+    assert Persona.objects.get(space=copy).origin == "local"
+    assert Persona.objects.get(space=copy).profile == "Wang, drinks tea"
+
+
+def test_a_pack_keeps_each_origins_persona_and_topics():
+    space = MemorySpace.objects.create(slug="src", name="Source")
+    fill(space)
+    Persona.objects.create(space=space, origin="qq", profile="group persona")
+    Topic.objects.filter(space=space).update(origin="qq")
+    copy = packs.import_pack(packs.export(space), slug="copy")
+    assert dict(Persona.objects.filter(space=copy).values_list("origin", "profile")) == {
+        "local": "Wang, drinks tea", "qq": "group persona"}
+    assert set(Topic.objects.filter(space=copy).values_list("origin", flat=True)) == {"qq"}
+
+
+def test_an_imported_packs_facts_persona_topics_and_op_log_are_redacted():
+    space = MemorySpace.objects.create(slug="src", name="Source")
+    data = packs.export(space)
+    key = "sk-proj-" + "Ab3_" * 10
+    copy = packs.import_pack(rechecked(data, {
+        "facts.json": [{"id": 1, "subject": f"user {key}", "predicate": "name", "value": f"token={key}"}],
+        "persona.json": [{"origin": "local", "profile": f"my key {key}", "frame": key, "events": [key]}],
+        "topics.json": [{"id": 1, "title": f"about {key}", "started_at": "2026-01-01T00:00:00+00:00",
+                         "ended_at": "2026-01-01T00:00:00+00:00"}],
+        "oplog.json": [{"operation": "remember", "detail": f"saved {key}"}],
+    }), slug="copy")
+    stored = [*Fact.objects.filter(space=copy).values_list("subject", "value").get(),
+              *Persona.objects.filter(space=copy).values_list("profile", "frame").get(),
+              *Persona.objects.get(space=copy).events, Topic.objects.get(space=copy).title,
+              OpLog.objects.get(space=copy).detail]
+    assert not any(key in text or "Ab3_Ab3" in text for text in stored), stored

@@ -16,7 +16,9 @@ from django.db.models import Q, QuerySet
 from memoryhub.access.call import Call
 from memoryhub.agents import sessions
 from memoryhub.core.errors import ApiError, bad
-from memoryhub.memories.models import Entry, RemoteWrite, Topic
+from memoryhub.core.ids import row_id
+from memoryhub.memories import remote
+from memoryhub.memories.models import Entry, Fact, Topic
 from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_path
 from memoryhub.spaces.services import DEFAULT_SPACE_SLUG, NotFound, default_space, resolve_workspace, workspace_space
 from memoryhub.vault.models import AccessRequest, Grant
@@ -142,6 +144,49 @@ def of_visible_origin(call: Call, rows: QuerySet) -> QuerySet:
     return rows if call.is_local else rows.filter(origin=call.origin)
 
 
+def changeable_origin(call: Call) -> str | None:
+    """The one origin whose facts this call may change, or None for every origin (a local token)."""
+    return None if call.is_local else call.origin
+
+
+def persona_origin(call: Call) -> str:
+    """Whose persona and profile a call reads and writes: its own origin's, never another's."""
+    return call.origin
+
+
+# --- facts, persona, profile --------------------------------------------------------------
+def _not_vault(space: MemorySpace, field: str = "space") -> MemorySpace:
+    if space.is_vault:
+        raise ApiError("forbidden", f"space {space.slug!r} is a vault: its facts and profile stay in it "
+                                    "(read vault memories through memory_request)", field)
+    return space
+
+
+def growth_space(call: Call, args: dict) -> MemorySpace:
+    """The one native, non-vault space whose facts or persona a call reads or changes."""
+    space = _not_vault(write_space(call, args))
+    if not space.is_native:
+        raise ApiError("unsupported", f"space {space.slug!r} is not native and keeps no facts or persona", "space")
+    return space
+
+
+def fact_spaces(call: Call, args: dict) -> list[MemorySpace]:
+    """Native spaces whose facts a list covers: the named one (never a vault), else every readable one."""
+    if args.get("space") not in (None, ""):
+        _not_vault(named_space(call, args["space"]))
+    return [s for s in read_spaces(call, args) if s.is_native]
+
+
+def visible_facts(call: Call, spaces: list[MemorySpace]) -> QuerySet[Fact]:
+    return of_visible_origin(call, Fact.objects.filter(space__in=spaces))
+
+
+# --- what a write answers -----------------------------------------------------------------
+def shows_derived(space: MemorySpace) -> bool:
+    """Rule 2: what the hub derives from a vault entry (summary, facts) never goes back in a write's answer."""
+    return not space.is_vault
+
+
 # --- one object ---------------------------------------------------------------------------
 def _readable_space(call: Call, space: MemorySpace, record_id: str) -> None:
     """The space behind one memory id: allowed and active; a vault is as if the memory did not exist."""
@@ -154,8 +199,7 @@ def _readable_space(call: Call, space: MemorySpace, record_id: str) -> None:
 
 def visible_entry(call: Call, record_id: str) -> Entry:
     """A native entry this call may read: allowed, active, not vault, origin-visible; else not_found."""
-    entry = Entry.objects.live().select_related("space").filter(pk=int(record_id)).first() \
-        if record_id.isascii() and record_id.isdigit() and len(record_id) < 19 else None
+    entry = Entry.objects.live().select_related("space").filter(pk=row_id(record_id)).first()
     if entry is None or entry.space.is_vault:
         raise ApiError("not_found", f"no memory {record_id!r}", "id")
     named_space(call, entry.space.slug, "id")
@@ -166,10 +210,15 @@ def visible_entry(call: Call, record_id: str) -> Entry:
     return entry
 
 
+def is_topic_id(record_id: str) -> bool:
+    """`t<digits>`: a topic card's id, as /context shows it."""
+    return record_id[:1] == "t" and row_id(record_id[1:]) is not None
+
+
 def visible_topic(call: Call, record_id: str) -> tuple[Topic, list[Entry]]:
     """A topic card (`t<id>`) and the turns of it this call may see; not_found when it may see none."""
-    topic = Topic.objects.select_related("space").filter(pk=int(record_id[1:])).first()
-    if topic is None:
+    topic = Topic.objects.select_related("space").filter(pk=row_id(record_id[1:])).first()
+    if topic is None or not (call.is_local or topic.origin == call.origin):
         raise ApiError("not_found", f"no memory {record_id!r}", "id")
     _readable_space(call, topic.space, record_id)
     turns = list(of_visible_origin(call, topic.entries.live().order_by("at", "id")))
@@ -179,12 +228,15 @@ def visible_topic(call: Call, record_id: str) -> tuple[Topic, list[Entry]]:
 
 
 def remote_space(call: Call, record_id: str) -> tuple[MemorySpace, str]:
-    """The space and provider id of a third-party memory id (`<space slug>:<provider id>`)."""
+    """The space and provider id of a third-party memory id (`<space slug>:<provider id>`); a non-local token
+    reaches only records its origin wrote through the hub (the engines' ids are guessable: Holographic counts)."""
     slug, _, remote_id = record_id.partition(":")
     space = MemorySpace.objects.filter(slug=slug).first()
-    if space is None or not remote_id or space.is_native:  # a native memory is named by its number alone
+    if space is None or not remote_id or space.is_native:
         raise ApiError("not_found", f"no memory {record_id!r}", "id")
     _readable_space(call, space, record_id)
+    if not call.is_local and remote.origins(space, [remote_id])[remote_id] != call.origin:
+        raise ApiError("not_found", f"no memory {record_id!r}", "id")
     return space, remote_id
 
 
@@ -202,23 +254,16 @@ def changeable_memory(call: Call, record_id: str, field: str = "id") -> Target:
     """A memory id resolved as memory_recall resolves it, each refusal blamed on `field`.
 
     A non-local token changes only what its own origin wrote: native entries of its origin, and the
-    third-party records the hub wrote for that origin (by the id the write answered with)."""
+    third-party records the hub wrote for that origin (remote_space asks the hub's record of origins)."""
     try:
-        if record_id.isdigit():
+        if row_id(record_id) is not None:
             entry = visible_entry(call, record_id)
             return Target(entry.space, entry=entry)
         space, remote_id = remote_space(call, record_id)
     except ApiError as exc:
         exc.field = field if exc.field == "id" else exc.field
         raise
-    if not call.is_local and not _written_for(call.origin, space, remote_id):
-        raise ApiError("not_found", f"no memory {record_id!r}", field)
     return Target(space, remote_id=remote_id)
-
-
-def _written_for(origin: str, space: MemorySpace, remote_id: str) -> bool:
-    """Did the hub write this third-party record for `origin`? (The id its write answered with.)"""
-    return RemoteWrite.objects.filter(space=space, origin=origin, provider_id=remote_id).exists()
 
 
 # --- vault requests -----------------------------------------------------------------------

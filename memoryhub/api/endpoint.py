@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from functools import wraps
 from typing import Any, Callable
 
@@ -13,24 +12,15 @@ from django.views.decorators.csrf import csrf_exempt
 from memoryhub.access.call import Call
 from memoryhub.agents.auth import admit
 from memoryhub.agents.calls import MAX_BODY, api_error
+from memoryhub.core import jsonin
 from memoryhub.core.errors import ApiError, bad
-
-MAX_DEPTH = 32
-
-
-def _depth(value: Any, level: int = 0) -> int:
-    if level > MAX_DEPTH:
-        return level
-    if isinstance(value, dict):
-        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
-    if isinstance(value, list):
-        return max((_depth(v, level + 1) for v in value), default=level + 1)
-    return level
 
 
 def parse_body(request: HttpRequest) -> dict[str, Any]:
     declared = request.META.get("CONTENT_LENGTH") or "0"
-    if declared.isdigit() and int(declared) > MAX_BODY:
+    if not (declared.isascii() and declared.isdigit()):
+        raise bad("Content-Length must be a number of bytes")
+    if int(declared) > MAX_BODY:
         raise ApiError("too_large", f"request body is over {MAX_BODY} bytes")
     try:
         raw = request.body
@@ -40,19 +30,23 @@ def parse_body(request: HttpRequest) -> dict[str, Any]:
         raise ApiError("too_large", f"request body is over {MAX_BODY} bytes")
     if not raw.strip():
         return {}
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise bad("body is not valid JSON") from exc
+    data = jsonin.loads(raw, skip=("arguments",))  # a tool call's errors name the argument
     if not isinstance(data, dict):
         raise bad("body must be a JSON object")
-    if _depth(data) > MAX_DEPTH:
-        raise bad(f"body is nested deeper than {MAX_DEPTH} levels")
     return data
 
 
-def endpoint(*methods: str, auth: bool = True) -> Callable:
-    """Wrap a view `(request, call, **kwargs) -> dict | (dict, status)` in the API's rules."""
+def known_fields(body: dict, fields: tuple[str, ...]) -> None:
+    """docs/api.md: an unknown body field is a 400 naming it, never silently dropped."""
+    for key in body:
+        if key not in fields:
+            raise bad(f"unknown field {key!r}; this endpoint takes: {', '.join(fields) or 'no body'}", key)
+
+
+def endpoint(*methods: str, auth: bool = True, fields: tuple[str, ...] = ()) -> Callable:
+    """Wrap a view `(request, call, **kwargs) -> dict | (dict, status)` in the API's rules.
+
+    `fields` are the body fields a POST may carry."""
 
     def decorate(view: Callable) -> Callable:
         @csrf_exempt
@@ -64,6 +58,7 @@ def endpoint(*methods: str, auth: bool = True) -> Callable:
                 if auth:
                     token = admit(request.headers.get("Authorization", ""))
                     call = Call(token, parse_body(request) if request.method == "POST" else {})
+                    known_fields(call.body, fields)
                     result = view(request, call, *args, **kwargs)
                 else:
                     result = view(request, *args, **kwargs)

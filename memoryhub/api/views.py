@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 from django.utils import timezone
+from django.views import defaults
 
 from memoryhub import __version__
 from memoryhub.access import policy
 from memoryhub.access.call import Call
 from memoryhub.agents import sessions
 from memoryhub.api.endpoint import endpoint
-from memoryhub.core.errors import bad
+from memoryhub.core.errors import ApiError, bad
 from memoryhub.memories.search import recall
 from memoryhub.memories.models import Kind
 from memoryhub.memories.write import gateway
@@ -37,7 +38,8 @@ def providers(request: HttpRequest, call: Call) -> dict:
     return {"providers": provider_listing()}
 
 
-@endpoint("GET", "POST")
+@endpoint("GET", "POST", fields=("slug", "name", "provider", "access", "description", "config", "selection",
+                                   "workspace"))
 def spaces(request: HttpRequest, call: Call):
     if request.method == "GET":
         return {"spaces": [space_listing(s) for s in policy.allowed_spaces(call).order_by("slug")]}
@@ -97,7 +99,8 @@ def entry_summary(result: gateway.Written) -> dict:
 AGENT_CONTEXTS = ("primary", "subagent", "cron", "flush")
 
 
-@endpoint("POST")
+@endpoint("POST", fields=("session_id", "user", "assistant", "space", "workspace", "at", "idempotency_key",
+                          "agent_context"))
 def turns(request: HttpRequest, call: Call):
     body = call.body
     session_id = session_arg(body)
@@ -115,6 +118,9 @@ def turns(request: HttpRequest, call: Call):
                           origin=call.origin, idempotency_key=key)
     result = gateway.write(space, draft, actor=call.actor)
     payload = {"entry": entry_summary(result), "facts": result.facts, "redactions": result.redactions}
+    if not policy.shows_derived(space):  # a vault's summary and facts stay in it, even for a repeated key
+        payload["entry"]["summary"] = ""
+        payload["facts"] = {"asserted": [], "invalidated": []}
     if not result.created:
         payload["redactions"] = result.entry.redactions if result.entry else result.redactions
     return payload, (201 if result.created else 200)
@@ -127,7 +133,7 @@ def records(space: MemorySpace, agent_context: str) -> bool:
     return agent_context == "subagent" and space_settings.effective(space)["recordSubagents"]
 
 
-@endpoint("POST")
+@endpoint("POST", fields=("session_id", "query", "space", "workspace", "max_chars"))
 def context(request: HttpRequest, call: Call) -> dict:
     body = call.body
     session_id = session_arg(body)
@@ -159,9 +165,38 @@ def tool_list(request: HttpRequest, call: Call) -> dict:
     return {"tools": [t.schema() for t in registry.TOOLS.values()]}
 
 
-@endpoint("POST")
+@endpoint("POST", fields=("session_id", "arguments"))
 def tool_call(request: HttpRequest, call: Call, name: str) -> dict:
     tool = registry.get(name)
     session_id = session_arg(call.body)
     arguments = A.obj(call.body.get("arguments"), "arguments")
-    return {"result": sessions.run(call.token, session_id, lambda: tool.handler(call, session_id, arguments))}
+    return {"result": sessions.run(call.token, session_id, lambda: tool.run(call, session_id, arguments))}
+
+
+# --- Django's error pages, for agent paths ------------------------------------------------------
+AGENT_PATHS = ("/api/", "/mcp")
+
+
+def for_agents(request: HttpRequest) -> bool:
+    return request.path.startswith(AGENT_PATHS)
+
+
+def page_not_found(request: HttpRequest, exception=None):
+    """An unknown /api/v1/... path answers in the API's shape; elsewhere Django's page."""
+    if for_agents(request):
+        return ApiError("not_found", f"no endpoint {request.path}; see GET /api/v1/tools and docs/api.md").response()
+    return defaults.page_not_found(request, exception)
+
+
+def bad_request(request: HttpRequest, exception=None):
+    """A Host header outside MEMORYHUB_ALLOWED_HOSTS (and other suspicious requests), JSON for agents."""
+    if for_agents(request):
+        return bad("bad request: the Host header is not one of MEMORYHUB_ALLOWED_HOSTS, or the request was "
+                   "malformed").response()
+    return defaults.bad_request(request, exception)
+
+
+def server_error(request: HttpRequest):
+    if for_agents(request):
+        return ApiError("internal", "internal error; the hub's log has details").response()
+    return defaults.server_error(request)

@@ -181,7 +181,7 @@ class HttpClient:
 
     def _read_capped(self, response: httpx.Response, uri: str) -> bytes:
         declared = response.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > self.max_bytes:
+        if declared and declared.isascii() and declared.isdigit() and int(declared) > self.max_bytes:
             raise UpstreamError(f"{uri} answered {declared} bytes, over the {self.max_bytes}-byte cap", uri=uri)
         chunks: list[bytes] = []
         size = 0

@@ -125,7 +125,7 @@ def fail_stale(max_silence_seconds: int = 900) -> int:
         job_id
         for job_id, worker in Job.objects.filter(status=Job.Status.RUNNING, worker__startswith=prefix)
         .values_list("id", "worker")
-        if worker[len(prefix):].isdigit() and not _pid_alive(int(worker[len(prefix):]))
+        if worker[len(prefix):].isascii() and worker[len(prefix):].isdigit() and not _pid_alive(int(worker[len(prefix):]))
     ]
     cutoff = timezone.now() - timedelta(seconds=max_silence_seconds)
     return Job.objects.filter(Q(heartbeat_at__lt=cutoff) | Q(pk__in=dead), status=Job.Status.RUNNING).update(

@@ -7,7 +7,6 @@ ends that agent session (and its vault grants) like POST /api/v1/sessions/{id}/e
 
 from __future__ import annotations
 
-import json
 import secrets
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
@@ -15,11 +14,14 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import jsonrpc_message_adapter
+from pydantic import ValidationError
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from memoryhub.agents.calls import MAX_BODY
+from memoryhub.core import jsonin
 from memoryhub.core.errors import STATUS, ApiError, bad
 from memoryhub.mcp import bridge
 from memoryhub.mcp.server import TOKEN_KEY, build_server
@@ -65,11 +67,18 @@ def replay(body: bytes, receive: Receive) -> Receive:
     return again
 
 
-def is_initialize(body: bytes) -> bool:
+def envelope(message):
+    """The message itself, when it is one JSON-RPC message (the SDK's own model); else bad_request naming the part."""
     try:
-        message = json.loads(body)
-    except ValueError:
-        return False
+        jsonrpc_message_adapter.validate_python(message, by_name=False)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"][1:]) or None  # loc[0] names the union member
+        raise bad(f"not a JSON-RPC 2.0 message: {first['msg']}", where) from None
+    return message
+
+
+def is_initialize(message) -> bool:
     return isinstance(message, dict) and message.get("method") == "initialize"
 
 
@@ -131,7 +140,9 @@ class McpApp:
             body = await read_body(receive)
             if body is None:
                 return
-            if not session_id and is_initialize(body):
+            # The hub's JSON rules before the SDK parses it: bad text, deep nesting, non-JSON are 400 in the API shape.
+            message = envelope(jsonin.loads(body, what="the MCP message", skip=("params", "arguments")))
+            if not session_id and is_initialize(message):
                 send = with_header(send, SESSION_ID, secrets.token_hex(16))
             await self.manager.handle_request(scope, replay(body, receive), send)
         else:

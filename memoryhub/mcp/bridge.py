@@ -35,7 +35,7 @@ def call_tool(token: ApiToken, name: str, session_id: str, arguments: dict) -> d
     """POST /api/v1/tools/{name}, minus HTTP: the same lookup, session service and transaction."""
     tool = registry.get(name)
     call = Call(token, {"session_id": session_id, "arguments": arguments})
-    return sessions.run(token, session_id, lambda: tool.handler(call, session_id, arguments))
+    return sessions.run(token, session_id, lambda: tool.run(call, session_id, arguments))
 
 
 @fresh_connections

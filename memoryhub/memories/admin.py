@@ -23,14 +23,14 @@ class FactAdmin(admin.ModelAdmin):
 
 @admin.register(Topic)
 class TopicAdmin(admin.ModelAdmin):
-    list_display = ("title", "space", "kind", "started_at", "ended_at", "turn_count")
+    list_display = ("title", "space", "origin", "kind", "started_at", "ended_at", "turn_count")
     list_filter = ("kind", "space")
     search_fields = ("title", "session_id")
 
 
 @admin.register(Persona)
 class PersonaAdmin(admin.ModelAdmin):
-    list_display = ("space", "rebuilt_at", "entries_since_rebuild")
+    list_display = ("space", "origin", "rebuilt_at", "entries_since_rebuild")
     search_fields = ("profile", "frame")
 
 

@@ -34,15 +34,16 @@ def on_entry_written(sender, entry: Entry, backfill: bool = False, **kwargs) -> 
     if (entry.kind == Kind.TURN and not backfill and settings.MEMORYHUB["LLM_BASE_URL"]
             and space_settings.effective(space)["autoSummarize"]):
         runner.enqueue("summarize", space=space, params={"entry": entry.pk})
-    if persona.note_new_entry(space) and not backfill:
+    if persona.note_new_entry(space, entry.origin) and not backfill:
         # Agents writing fast reach personaEvery faster than rebuilds run: one waiting rebuild covers them all.
         runner.enqueue_unless_waiting("persona_rebuild", space=space)
 
 
 def persona_rebuild(job: Job) -> dict:
-    """Re-derive a space's persona frame (with the configured LLM when there is one)."""
+    """Re-derive a space's persona frames, each origin's from its own memories (with the configured LLM when
+    there is one)."""
     job_progress(job, 10, "reading recent memories and facts")
-    result = persona.rebuild(job.space)
+    result = persona.rebuild_all(job.space)
     job_progress(job, 100, f"frame rebuilt by {result['method']}")
     return {k: result[k] for k in ("method", "asserted", "invalidated", "rejected", "events", "error")}
 

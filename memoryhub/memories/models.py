@@ -115,16 +115,17 @@ class Entry(models.Model):
             models.Index(fields=["space", "deleted_at", "-at"], name="entry_space_live_at"),
             models.Index(fields=["space", "session_id", "at"], name="entry_space_session_at"),
             # Every write looks for a repeated key and a byte-identical entry first.
-            models.Index(fields=["space", "idempotency_key"], name="entry_space_idempotency"),
+            models.Index(fields=["space", "origin", "idempotency_key"], name="entry_space_origin_idempotency"),
             models.Index(fields=["space", "content_hash"], name="entry_space_content_hash"),
             models.Index(fields=["space", "origin"], name="entry_space_origin"),  # the dashboard's origin filter
             models.Index(fields=["space", "at"], condition=models.Q(enrich_pending=True), name="entry_enrich_pending"),
         ]
         constraints = [
+            # Keys are kept per origin: a key another origin used must not answer with its entry.
             models.UniqueConstraint(
-                fields=["space", "idempotency_key"],
+                fields=["space", "origin", "idempotency_key"],
                 condition=~models.Q(idempotency_key=""),
-                name="entry_unique_idempotency_key",
+                name="entry_unique_origin_idempotency_key",
             )
         ]
 
@@ -169,7 +170,10 @@ class EntryVector(models.Model):
 
 
 class Topic(models.Model):
+    """A run of one session's turns on one subject; only turns of its own origin join it (its title is theirs)."""
+
     space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="topics")
+    origin = models.CharField(max_length=60, default="local")
     session_id = models.CharField(max_length=200, blank=True, db_index=True)
     title = models.CharField(max_length=300, blank=True)
     kind = models.CharField(max_length=20, choices=Category.choices, default=Category.GENERAL)
@@ -219,15 +223,21 @@ class Fact(models.Model):
 
 
 class Persona(models.Model):
-    space = models.OneToOneField(MemorySpace, on_delete=models.CASCADE, related_name="persona")
+    """Who the user is, per space and origin: a group chat's frame and profile never reach a private session."""
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="personas")
+    origin = models.CharField(max_length=60, default="local")
     profile = models.TextField(blank=True, help_text="Written by a person or the agent.")
     frame = models.TextField(blank=True, help_text="Derived from facts and stable events.")
     events = models.JSONField(default=list, blank=True, help_text="Long-term constraints kept by the rebuild.")
     rebuilt_at = models.DateTimeField(null=True, blank=True)
     entries_since_rebuild = models.PositiveIntegerField(default=0)
 
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["space", "origin"], name="persona_unique_origin")]
+
     def __str__(self) -> str:
-        return f"persona of {self.space}"
+        return f"persona of {self.space} ({self.origin})"
 
 
 class Edge(models.Model):
@@ -324,6 +334,25 @@ class RemoteWrite(models.Model):
     @property
     def needs_check(self) -> bool:
         return self.state in (self.State.PENDING_VERIFICATION, self.State.UNKNOWN)
+
+
+class RemoteRecord(models.Model):
+    """Which origin wrote a third-party record through the hub: the engines keep no origin, so the hub does.
+
+    One row per id the hub handed out (a write's receipt id) or learnt (the records an async write
+    became). A record without a row was not written through the hub and counts as local (seed 003).
+    """
+
+    space = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="+")
+    record_id = models.CharField(max_length=500)
+    origin = models.CharField(max_length=60)
+    write = models.ForeignKey(RemoteWrite, null=True, blank=True, on_delete=models.SET_NULL, related_name="records")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["space", "record_id"], name="remoterecord_unique_id")]
+
+    def __str__(self) -> str:
+        return f"{self.space_id}:{self.record_id} ({self.origin})"
 
 
 class ConsolidationRun(models.Model):

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db.models import Count, Q
 
+from memoryhub.core.ids import row_id
 from memoryhub.memories.models import EDGE_TYPES, Category, Edge, EdgeType, EntityRef, Entry, OpLog
 from memoryhub.memories.search import fulltext as search
 from memoryhub.memories.write import gateway
@@ -37,9 +38,10 @@ class NativeProvider(Provider):
         return Entry.objects.live().filter(space=self.space)
 
     def _entry(self, record_id: str) -> Entry:
-        if not str(record_id).isdigit():
+        pk = row_id(record_id)
+        if pk is None:
             raise ProviderError(f"no entry {record_id!r}", permanent=True)
-        entry = self._entries().filter(pk=int(record_id)).first()
+        entry = self._entries().filter(pk=pk).first()
         if entry is None:
             raise ProviderError(f"no entry {record_id!r}", permanent=True)
         return entry

@@ -3,11 +3,17 @@
 An async write (Mem0 event, Hindsight document, RetainDB trace) answers with an id the engine cannot read
 back. The hub kept that write as a RemoteWrite; here it asks the adapter once what the write became and
 keeps the answer in the write's `detail["record_ids"]`, so later reads go straight to the record.
+
+The engines keep no origin, so the hub remembers which origin wrote each id (RemoteRecord): the
+origin rules (docs/api.md) then hold for third-party records as for native entries.
 """
 
 from __future__ import annotations
 
-from memoryhub.memories.models import RemoteWrite
+from collections.abc import Iterable
+
+from memoryhub.agents.models import LOCAL_ORIGIN
+from memoryhub.memories.models import RemoteRecord, RemoteWrite
 from memoryhub.spaces.models import MemorySpace
 from providers.base import Provider, ProviderError, Receipt, Record
 
@@ -29,6 +35,7 @@ def record_ids(space: MemorySpace, provider: Provider, remote_id: str) -> list[s
         raise ProviderError(f"{provider.label} is still processing the write {remote_id}; try again shortly",
                             retryable=True)
     RemoteWrite.objects.filter(pk=write.pk).update(detail={**receipt.detail, "record_ids": ids})
+    remember_origin(write, ids)
     return ids
 
 
@@ -39,3 +46,19 @@ def get(space: MemorySpace, provider: Provider, remote_id: str) -> Record:
     if len(ids) > 1:
         record.extra["also"] = ids[1:]
     return record
+
+
+def remember_origin(write: RemoteWrite, ids: Iterable) -> None:
+    """The ids a write was given or became belong to the write's origin (the first writer of an id keeps it)."""
+    if write.state == RemoteWrite.State.FAILED:
+        return
+    rows = [RemoteRecord(space_id=write.space_id, record_id=str(i)[:500], origin=write.origin, write=write)
+            for i in dict.fromkeys(ids) if i]
+    RemoteRecord.objects.bulk_create(rows, ignore_conflicts=True)
+
+
+def origins(space: MemorySpace, ids: Iterable[str]) -> dict[str, str]:
+    """The origin of each id (local when it was not written through the hub)."""
+    ids = list(dict.fromkeys(str(i) for i in ids))
+    known = dict(RemoteRecord.objects.filter(space=space, record_id__in=ids).values_list("record_id", "origin"))
+    return {i: known.get(i, LOCAL_ORIGIN) for i in ids}

@@ -9,6 +9,7 @@ from django.db import transaction
 from memoryhub.access import policy
 from memoryhub.access.call import Call
 from memoryhub.core.errors import ApiError
+from memoryhub.core.ids import row_id
 from memoryhub.core.redaction import redact
 from memoryhub.memories import remote
 from memoryhub.memories.growth import facts
@@ -69,9 +70,9 @@ def memory_search(call: Call, session_id: str, args: dict) -> dict:
       {"id": {"type": "string"}}, ("id",))
 def memory_recall(call: Call, session_id: str, args: dict) -> dict:
     record_id = A.text(args, "id", required=True, max_len=300)
-    if record_id[:1] == "t" and record_id[1:].isdigit():
+    if policy.is_topic_id(record_id):
         return recall_topic(call, record_id)
-    if record_id.isdigit():
+    if row_id(record_id) is not None:
         entry = policy.visible_entry(call, record_id)
         gateway.record_recall({entry.space: [entry]}, f"id={record_id}", call.actor)
         expanded = [{"id": str(e.pk), "at": e.at_iso, "summary": e.summary}
@@ -106,7 +107,7 @@ def recall_topic(call: Call, record_id: str) -> dict:
 @tool("memory_forget", "Forget a memory by id, where its space's provider can.", {"id": {"type": "string"}}, ("id",))
 def memory_forget(call: Call, session_id: str, args: dict) -> dict:
     record_id = A.text(args, "id", required=True, max_len=300)
-    if record_id.isdigit():
+    if row_id(record_id) is not None:
         entry = policy.visible_entry(call, record_id)
         gateway.forget(entry, actor=call.actor)
         return {"id": record_id, "status": "forgotten"}
@@ -119,20 +120,13 @@ def memory_forget(call: Call, session_id: str, args: dict) -> dict:
     return {"id": record_id, "status": "forgotten"}
 
 
-def profile_space(call: Call, args: dict) -> MemorySpace:
-    space = policy.write_space(call, args)
-    if not space.is_native:
-        raise ApiError("unsupported", f"space {space.slug!r} is not native and keeps no persona", "space")
-    return space
-
-
 @tool("memory_profile", "Read or set the user's profile; the frame is what the hub derived from memory.",
       {"action": {"type": "string", "enum": ["get", "set"]}, "profile": {"type": "string"}, "space": SPACE,
        "workspace": WORKSPACE}, ("action",))
 def memory_profile(call: Call, session_id: str, args: dict) -> dict:
     action = A.choice(args, "action", ("get", "set"), required=True)
-    space = profile_space(call, args)
-    persona, _ = Persona.objects.get_or_create(space=space)
+    space = policy.growth_space(call, args)
+    persona, _ = Persona.objects.get_or_create(space=space, origin=policy.persona_origin(call))
     if action == "set":
         text = A.text(args, "profile", required=True, allow_empty=True)
         persona.profile = redact(text).text
@@ -151,17 +145,15 @@ def memory_facts(call: Call, session_id: str, args: dict) -> dict:
     action = A.choice(args, "action", ("list", "assert", "invalidate"), required=True)
     subject = A.text(args, "subject", max_len=100) or "user"
     if action == "list":
-        spaces = [s for s in policy.read_spaces(call, args) if s.is_native]
-        found = Fact.objects.filter(space__in=spaces)
+        found = policy.visible_facts(call, policy.fact_spaces(call, args))
         if not A.boolean(args, "all"):
             found = found.filter(status=Fact.Status.ACTIVE, negative=False)
         if args.get("subject"):
             found = found.filter(subject=subject)
         if args.get("predicate"):
             found = found.filter(predicate=A.text(args, "predicate", max_len=60))
-        found = policy.of_visible_origin(call, found)
         return {"facts": [facts.fact_to_dict(f) for f in found.order_by("subject", "predicate", "-created_at")[:500]]}
-    space = profile_space(call, args)
+    space = policy.growth_space(call, args)
     predicate = A.text(args, "predicate", required=True, max_len=60)
     with transaction.atomic():
         touched = change_fact(call, space, action, subject, predicate, args)
@@ -179,7 +171,8 @@ def change_fact(call: Call, space: MemorySpace, action: str, subject: str, predi
         touched = changes.asserted + changes.refreshed + changes.invalidated
     else:
         value = A.text(args, "value", max_len=facts.MAX_VALUE_CHARS) or None
-        touched = facts.invalidate_fact(space, subject=subject, predicate=predicate, value=value)
+        touched = facts.invalidate_fact(space, subject=subject, predicate=predicate, value=value,
+                                        origin=policy.changeable_origin(call))
         if not touched:
             raise ApiError("not_found", f"no active fact {subject}/{predicate}" + (f"={value}" if value else ""),
                            "predicate")

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
+from memoryhub.core.ids import row_ids
 from memoryhub.memories.models import CATEGORIES, Entry
 from memoryhub.spaces.models import MemorySpace, Workspace
 from memoryhub.memories.notebooks import export
@@ -65,7 +66,7 @@ def entries(request: HttpRequest, companion: bool = False) -> HttpResponse:
 @staff_required
 def entry(request: HttpRequest, entry_id: int) -> HttpResponse:
     item = get_object_or_404(Entry.objects.live().select_related("space"), pk=entry_id)
-    names = [int(i) for i in item.related if str(i).isdigit()]
+    names = row_ids(item.related)
     named = Entry.objects.live().filter(pk__in=names).select_related("space")
     citing = [e for e in Entry.objects.live().filter(related__icontains=f'"{item.pk}"').select_related("space")
               if str(item.pk) in e.related]

@@ -48,7 +48,7 @@ class FactStore:
             raise ProviderError(f"Holographic data file {self.path} is unreadable: {type(exc).__name__}") from exc
         facts = data.get("facts") if isinstance(data, dict) else None
         if (data.get("format") if isinstance(data, dict) else None) != FORMAT or not isinstance(facts, dict) \
-                or not all(isinstance(f, dict) and isinstance(f.get("content"), str) and f.get("id") == k and k.isdigit()
+                or not all(isinstance(f, dict) and isinstance(f.get("content"), str) and f.get("id") == k and k.isascii() and k.isdigit()
                            and isinstance(f.get("trust"), (int, float)) for k, f in facts.items()) \
                 or not isinstance(data.get("next_id"), int):
             raise ProviderError(f"Holographic data file {self.path} is not in the expected format")

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import trigger_client_event
 
 from memoryhub.audit.models import record
+from memoryhub.core.ids import row_id, row_ids
 from memoryhub.dashboard.access import capabilities, htmx_partial, query_with, render_page, space_context, space_for_user
 from memoryhub.dashboard.forms import EntryForm, MemoryFilterForm, NoteForm
 from memoryhub.memories.write import gateway
@@ -257,7 +258,7 @@ def bulk(request: HttpRequest, slug: str) -> HttpResponse:
     if not space.is_native:
         raise Http404("bulk actions are for native spaces")
     action = request.POST.get("action", "")
-    ids = [int(i) for i in request.POST.getlist("ids") if i.isdigit()]
+    ids = row_ids(request.POST.getlist("ids"))
     entries = list(Entry.objects.live().filter(space=space, pk__in=ids))
     context = {**space_context(space, "memories"), "action": action, "entries": entries}
     if action not in BULK_ACTIONS or not entries:
@@ -291,8 +292,8 @@ def activity(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("only native spaces keep an op log")
     ops = OpLog.objects.filter(space=space).order_by("-id")
     before = request.GET.get("before", "")
-    if before.isdigit():
-        ops = ops.filter(pk__lt=int(before))
+    if row_id(before) is not None:
+        ops = ops.filter(pk__lt=row_id(before))
     rows = list(ops[: PAGE + 1])
     context = {**space_context(space, "activity"), "ops": rows[:PAGE], "has_older": len(rows) > PAGE}
     if context["has_older"]:

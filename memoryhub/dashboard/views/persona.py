@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from memoryhub.agents.models import LOCAL_ORIGIN
 from memoryhub.audit.models import record
 from memoryhub.dashboard.access import htmx_partial, render_page, space_context, space_for_user
 from memoryhub.jobs import runner
@@ -34,7 +35,7 @@ def native_space(request: HttpRequest, slug: str) -> MemorySpace:
 
 
 def persona_context(space: MemorySpace, form: ProfileForm | None = None, saved: bool = False) -> dict:
-    persona, _created = Persona.objects.get_or_create(space=space)
+    persona, _created = Persona.objects.get_or_create(space=space, origin=LOCAL_ORIGIN)
     return {**space_context(space, "persona"), "persona": persona, "frame": project_frame(space),
             "profile_form": form or ProfileForm(initial={"profile": persona.profile}), "saved": saved,
             "job": Job.objects.filter(space=space, kind="persona_rebuild").first()}
@@ -47,7 +48,7 @@ def persona(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         form = ProfileForm(request.POST)
         if form.is_valid():
-            Persona.objects.update_or_create(space=space, defaults={"profile": form.cleaned_data["profile"].strip()})
+            Persona.objects.update_or_create(space=space, origin=LOCAL_ORIGIN, defaults={"profile": form.cleaned_data["profile"].strip()})
             record(request.user.get_username(), "persona.edit", space.slug, user=request.user)
             if not htmx_partial(request):
                 return redirect("dashboard:persona", slug)

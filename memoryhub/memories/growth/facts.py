@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from memoryhub.core.ids import row_id
 from memoryhub.memories.growth.fact_rules import Claim, extract, is_real_path
 from memoryhub.memories.models import Entry, Fact, Method
 from memoryhub.spaces.models import MemorySpace
@@ -99,13 +100,16 @@ def assert_fact(space: MemorySpace, subject: str, predicate: str, value: str, *,
 
 
 def invalidate_fact(space: MemorySpace, *, fact_id: int | str | None = None, subject: str | None = None,
-                    predicate: str | None = None, value: str | None = None) -> list[Fact]:
-    """Invalidate by id, or every active fact of a slot (optionally only one value); history is kept."""
+                    predicate: str | None = None, value: str | None = None, origin: str | None = None) -> list[Fact]:
+    """Invalidate by id, or every active fact of a slot (optionally only one value), of one origin or (None)
+    every origin; history is kept."""
     active = Fact.objects.filter(space=space, status=Fact.Status.ACTIVE)
+    if origin is not None:
+        active = active.filter(origin=origin)
     if fact_id is not None:
-        if not str(fact_id).isdigit():
+        if row_id(fact_id) is None:
             return []
-        targets = list(active.filter(pk=int(fact_id)))
+        targets = list(active.filter(pk=row_id(fact_id)))
     elif predicate:
         targets = list(active.filter(subject=subject or "user", predicate=predicate))
         if value is not None:

@@ -4,6 +4,9 @@ A rebuild (every personaEvery entries, or on demand) lets a model read the recen
 claims go through the fact pipeline and its events through three anti-pollution gates: only
 long-term constraints, no frame text flowing back, one thing once. Without a model the frame is
 projected from facts by rules alone.
+
+Each origin has its own persona (profile, events, frame) built from its own facts and entries
+only: a group chat's claims or profile never shape what a private session is told about the user.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import re
 from django.db import connection, transaction
 from django.utils import timezone
 
+from memoryhub.agents.models import LOCAL_ORIGIN
 from memoryhub.core import llm as llm_mod
 from memoryhub.memories.growth.fact_rules import Claim, real_paths
 from memoryhub.memories.growth.facts import MULTI_VALUED, PREDICATES, SINGLE_VALUED, apply_claims, current_facts
@@ -111,11 +115,18 @@ def _content_words(text: str) -> set[str]:
 # --- projection ---------------------------------------------------------------------------
 
 def project_frame(space: MemorySpace, origin_scope: str | None = None) -> str:
-    """The frame by rules: plain lines from the user's current facts plus kept events; no ids, scores or negatives."""
-    persona = Persona.objects.filter(space=space).first()
-    # Events come from local memories only; a QQ session must not read them (one-way isolation).
-    events = persona.events if persona and origin_scope in (None, "local") else []
-    return render(list(user_facts(space, origin_scope)), events)
+    """The frame of one origin (None: local) by rules: plain lines from its current facts about the user plus its
+    kept events; no ids, scores or negatives."""
+    whose = origin_scope or LOCAL_ORIGIN
+    persona = Persona.objects.filter(space=space, origin=whose).first()
+    events = persona.events if persona else []
+    return render(list(user_facts(space, whose)), events)
+
+
+def profile_of(space: MemorySpace, origin: str | None = None) -> str:
+    """The profile a person or an agent of that origin (None: local) wrote for the space."""
+    found = Persona.objects.filter(space=space, origin=origin or LOCAL_ORIGIN).values_list("profile", flat=True)
+    return found.first() or ""
 
 
 def user_facts(space: MemorySpace, origin_scope: str | None = None):
@@ -157,17 +168,17 @@ def render(facts: list[Fact], events: list[str]) -> str:
 
 # --- rebuild --------------------------------------------------------------------------------
 
-def note_new_entry(space: MemorySpace) -> bool:
-    """Count one new entry; True exactly when personaEvery is reached, so one job is enqueued per batch."""
+def note_new_entry(space: MemorySpace, origin: str = LOCAL_ORIGIN) -> bool:
+    """Count one new entry of an origin; True exactly when personaEvery is reached, so one job is enqueued per batch."""
     table = Persona._meta.db_table
     with connection.cursor() as cur:  # count and read in one statement (UPDATE … RETURNING)
-        cur.execute(f"UPDATE {table} SET entries_since_rebuild = entries_since_rebuild + 1 WHERE space_id = %s "
-                    "RETURNING entries_since_rebuild", [space.pk])
+        cur.execute(f"UPDATE {table} SET entries_since_rebuild = entries_since_rebuild + 1 "
+                    "WHERE space_id = %s AND origin = %s RETURNING entries_since_rebuild", [space.pk, origin])
         row = cur.fetchone()
     if row is None:
-        _, created = Persona.objects.get_or_create(space=space, defaults={"entries_since_rebuild": 1})
+        _, created = Persona.objects.get_or_create(space=space, origin=origin, defaults={"entries_since_rebuild": 1})
         if not created:
-            return note_new_entry(space)
+            return note_new_entry(space, origin)
     count = row[0] if row else 1
     config = space_settings.effective(space)  # the space's own values over MEMORYHUB_AUTO_PERSONA / _PERSONA_EVERY
     every = config["personaEvery"]
@@ -176,9 +187,22 @@ def note_new_entry(space: MemorySpace) -> bool:
     return count % every == 0
 
 
-def rebuild(space: MemorySpace, *, llm=None) -> dict:
-    """Re-derive the frame: ask the model when there is one (falling back to rules on any failure), then project."""
-    persona, _ = Persona.objects.get_or_create(space=space)
+def rebuild_all(space: MemorySpace) -> dict:
+    """Rebuild the local persona and every other origin's that has new entries; the counts add up."""
+    origins = [LOCAL_ORIGIN, *Persona.objects.filter(space=space, entries_since_rebuild__gt=0)
+               .exclude(origin=LOCAL_ORIGIN).values_list("origin", flat=True)]
+    results = [rebuild(space, origin=origin) for origin in origins]
+    total = {**results[0], "origins": origins}
+    for key in ("asserted", "invalidated", "rejected"):
+        total[key] = sum(r[key] for r in results)
+    total["error"] = "; ".join(f"{o}: {r['error']}" for o, r in zip(origins, results) if r["error"])
+    return total
+
+
+def rebuild(space: MemorySpace, *, llm=None, origin: str = LOCAL_ORIGIN) -> dict:
+    """Re-derive one origin's frame: ask the model when there is one (falling back to rules on any failure),
+    then project."""
+    persona, _ = Persona.objects.get_or_create(space=space, origin=origin)
     client = llm_mod.get_client() if llm is None else None
     ask = llm if llm is not None else client
     result = {"method": "rules", "asserted": 0, "invalidated": 0, "rejected": 0, "error": ""}
@@ -194,14 +218,14 @@ def rebuild(space: MemorySpace, *, llm=None) -> dict:
     events = [e for e in persona.events if isinstance(e, str) and keep_event(e)]
     with transaction.atomic():
         if isinstance(answer, dict):
-            claims, new_events = _read_answer(space, answer, persona.frame, result)
-            changes = apply_claims(space, claims, method="llm")
+            claims, new_events = _read_answer(space, answer, persona, result)
+            changes = apply_claims(space, claims, method="llm", origin=origin)
             result.update(method="llm", asserted=len(changes.asserted), invalidated=len(changes.invalidated))
             events += new_events
         elif answer is not None:
             result["error"] = "the model answered JSON that is not an object"
         persona.events = dedupe_events(events)[-MAX_EVENTS:]
-        persona.frame = render(list(user_facts(space)), persona.events)
+        persona.frame = render(list(user_facts(space, origin)), persona.events)
         persona.rebuilt_at = timezone.now()
         persona.entries_since_rebuild = 0
         persona.save(update_fields=["events", "frame", "rebuilt_at", "entries_since_rebuild"])
@@ -209,9 +233,9 @@ def rebuild(space: MemorySpace, *, llm=None) -> dict:
 
 
 def _messages(space: MemorySpace, persona: Persona, result: dict) -> list[dict[str, str]]:
-    """The last 60 local recallable entries (frame echoes dropped) and local facts, oldest first."""
-    facts = [f"- {f.predicate}: {f.value}" for f in user_facts(space, "local")]
-    recent = list(Entry.objects.recallable().filter(space=space, origin="local")
+    """The last 60 recallable entries (frame echoes dropped) and facts of the persona's origin, oldest first."""
+    facts = [f"- {f.predicate}: {f.value}" for f in user_facts(space, persona.origin)]
+    recent = list(Entry.objects.recallable().filter(space=space, origin=persona.origin)
                   .order_by("-at", "-id")[:RECENT_ENTRIES])
     memories: list[str] = []
     for entry in reversed(recent):
@@ -228,12 +252,14 @@ def _messages(space: MemorySpace, persona: Persona, result: dict) -> list[dict[s
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def _read_answer(space: MemorySpace, answer: dict, frame: str, result: dict) -> tuple[list[Claim], list[str]]:
+def _read_answer(space: MemorySpace, answer: dict, persona: Persona, result: dict) -> tuple[list[Claim], list[str]]:
     """Validated claims and events from the model; anything failing a gate is counted as rejected."""
+    frame = persona.frame
     claims: list[Claim] = []
     for item in _as_list(answer.get("facts"))[:MAX_LLM_CLAIMS]:
         claim = _claim(item)
-        if claim is None or is_frame_echo(claim.value, frame) or is_churn(claim.value) or _overrides_user(space, claim):
+        if (claim is None or is_frame_echo(claim.value, frame) or is_churn(claim.value)
+                or _overrides_user(space, claim, persona.origin)):
             result["rejected"] += 1
         else:
             claims.append(claim)
@@ -259,10 +285,10 @@ def _claim(item) -> Claim | None:
     return Claim(predicate=item["predicate"], value=value.strip(), negative=item.get("negative") is True)
 
 
-def _overrides_user(space: MemorySpace, claim: Claim) -> bool:
+def _overrides_user(space: MemorySpace, claim: Claim, origin: str) -> bool:
     """A model's guess never overturns what the user said or set by hand (rule/manual facts)."""
     explicit = Fact.objects.filter(space=space, predicate=claim.predicate, status="active", negative=False,
-                                   origin="local").exclude(method="llm")
+                                   origin=origin).exclude(method="llm")
     if claim.negative:
         return any(f.value.casefold() == claim.value.casefold() for f in explicit)
     if claim.predicate in MULTI_VALUED:

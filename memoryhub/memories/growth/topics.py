@@ -2,7 +2,8 @@
 
 Turns join their predecessor's topic when they share the session, follow within two hours and
 keep the subject (entity/keyword overlap; time alone glued unrelated talks together, seed weakness #3).
-Sessions are never merged: a wrong merge is harder to undo than two topics. A title names the
+Sessions are never merged: a wrong merge is harder to undo than two topics, and origins never
+share a topic (its title is made of its turns' words; docs/api.md's origin rules). A title names the
 topic's main entity and its most central informative phrase, not whatever its first turn said.
 """
 
@@ -45,18 +46,18 @@ def assign_all(turns: list[Entry]) -> dict[int, Topic]:
     A turn follows the one before it in its session: from this batch when there is one, so a
     batch reads each session once and saves each topic and its new turns' links once.
     """
-    latest: dict[str, Entry] = {}  # session -> its latest turn so far, topic loaded
+    latest: dict[tuple[str, str], Entry] = {}  # (session, origin) -> its latest turn so far, topic loaded
     placed: dict[int, Topic] = {}
     members: dict[int, list[int]] = {}
     for entry in turns:
-        previous = latest.get(entry.session_id) if entry.session_id else None
+        previous = latest.get((entry.session_id, entry.origin)) if entry.session_id else None
         previous = previous or _previous_turn(entry)
         topic = None
         if previous and entry.at - previous.at < GAP and not _subject_changed(entry, previous):
             topic = previous.topic
         if topic is None:
-            topic = Topic.objects.create(space_id=entry.space_id, session_id=entry.session_id, started_at=entry.at,
-                                         ended_at=entry.at)
+            topic = Topic.objects.create(space_id=entry.space_id, origin=entry.origin, session_id=entry.session_id,
+                                         started_at=entry.at, ended_at=entry.at)
         entry.topic = topic
         members.setdefault(topic.pk, []).append(entry.pk)
         if topic.turn_count and not topic.signal:
@@ -66,7 +67,7 @@ def assign_all(turns: list[Entry]) -> dict[int, Topic]:
             _absorb(topic, entry)
         placed[entry.pk] = topic
         if entry.session_id:
-            latest[entry.session_id] = entry
+            latest[(entry.session_id, entry.origin)] = entry
     for topic_id, ids in members.items():
         gateway.place_in_topic(topic_id, ids)
     for topic in {t.pk: t for t in placed.values()}.values():
@@ -75,12 +76,13 @@ def assign_all(turns: list[Entry]) -> dict[int, Topic]:
 
 
 def _previous_turn(entry: Entry) -> Entry | None:
-    """The turn just before this one in the same session that already has a topic (no session: none)."""
+    """The turn of the same origin just before this one in the same session that already has a topic (no
+    session: none)."""
     if not entry.session_id:
         return None
     return (Entry.objects.live()
-            .filter(space_id=entry.space_id, session_id=entry.session_id, kind=Kind.TURN, topic__isnull=False,
-                    at__lte=entry.at)
+            .filter(space_id=entry.space_id, session_id=entry.session_id, origin=entry.origin, kind=Kind.TURN,
+                    topic__isnull=False, at__lte=entry.at)
             .exclude(pk=entry.pk).select_related("topic").order_by("-at", "-id").first())
 
 

@@ -2,7 +2,10 @@
 
 A pack carries the space's own memory only: entries, facts, topics, persona, edges, op log.
 Provider config, selection, secrets and anything held by a third-party provider never go in.
-Importing always makes a new space; every id is remapped.
+Importing always makes a new space; every id is remapped. A pack is input from outside: its JSON
+is read by the hub's one parser (core/jsonin), its rows must have the fields this version writes,
+its text is redacted like any write, and anything malformed is a PackError (a 400), never a crash.
+Schema 2 keeps a persona per origin (persona.json is a list); schema 1 packs still import.
 """
 
 from __future__ import annotations
@@ -17,29 +20,41 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError
+
+from memoryhub.core import jsonin
 from memoryhub.core.errors import ApiError
+from memoryhub.core.redaction import redact
 from memoryhub.memories.models import Edge, Entry, Fact, OpLog, Persona, Topic
 from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.space_service import create_space
 
 SCHEMA = "memoryhub.pack"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 SPACE_SETTINGS_KEEP = ("autoConsolidate", "consolidateMinAgeDays", "consolidateDigestAgeDays", "mergeSimilarity")
 ENTRY_FIELDS = ["id", "kind", "at", "category", "title", "body", "summary", "tags", "entities", "related",
                 "session_id", "source", "origin", "channel", "importance", "hits", "last_accessed_at", "archived",
                 "is_test", "digest_id", "merged_into_id", "topic_id", "content_hash", "idempotency_key",
                 "redactions", "created_at", "deleted_at"]
-TOPIC_FIELDS = ["id", "session_id", "title", "kind", "started_at", "ended_at", "turn_count", "entities", "keywords"]
+TOPIC_FIELDS = ["id", "origin", "session_id", "title", "kind", "started_at", "ended_at", "turn_count", "entities", "keywords"]
 FACT_FIELDS = ["id", "subject", "predicate", "value", "negative", "status", "origin", "source_entry_id", "method",
                "confidence", "created_at", "refreshed_at", "invalidated_at", "invalidated_by_id"]
 EDGE_FIELDS = ["source_id", "target_id", "edge_type", "weight", "metadata", "created_at"]
 OPLOG_FIELDS = ["operation", "entry_id", "detail", "actor", "created_at"]
-PERSONA_FIELDS = ["profile", "frame", "events", "rebuilt_at", "entries_since_rebuild"]
+PERSONA_FIELDS = ["origin", "profile", "frame", "events", "rebuilt_at", "entries_since_rebuild"]
+LISTS = {"entries.json": ENTRY_FIELDS, "topics.json": TOPIC_FIELDS, "facts.json": FACT_FIELDS,
+         "edges.json": EDGE_FIELDS, "oplog.json": OPLOG_FIELDS, "persona.json": PERSONA_FIELDS}
+KEYED = ("entries.json", "topics.json", "facts.json")  # rows other rows point at by "id"
 
 
-class PackError(Exception):
-    """The archive is not a pack this hub can read."""
+class PackError(ApiError):
+    """The archive is not a pack this hub can read (bad_request, in the API's error shape)."""
+
+    def __init__(self, message: str):
+        super().__init__("bad_request", message, "pack")
 
 
 def _rows(queryset, fields: list[str]) -> list[dict]:
@@ -51,21 +66,20 @@ def export(space: MemorySpace) -> bytes:
     """The space as pack bytes (deterministic file order; only native spaces have data of their own)."""
     if not space.is_native:
         raise PackError("only native spaces can be packed: a third-party provider's data stays with it")
-    persona = Persona.objects.filter(space=space).values(*PERSONA_FIELDS).first()
     files = {
         "entries.json": _rows(Entry.objects.filter(space=space).order_by("id"), ENTRY_FIELDS),
         "topics.json": _rows(Topic.objects.filter(space=space).order_by("id"), TOPIC_FIELDS),
         "facts.json": _rows(Fact.objects.filter(space=space).order_by("id"), FACT_FIELDS),
         "edges.json": _rows(Edge.objects.filter(source__space=space).order_by("id"), EDGE_FIELDS),
         "oplog.json": _rows(OpLog.objects.filter(space=space).order_by("id"), OPLOG_FIELDS),
-        "persona.json": {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in (persona or {}).items()},
+        "persona.json": _rows(Persona.objects.filter(space=space).order_by("origin"), PERSONA_FIELDS),
     }
     blobs = {name: json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1).encode() for name, data in files.items()}
     manifest = {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "created_at": timezone.now().isoformat(),
         "space": {"slug": space.slug, "name": space.name, "description": space.description, "access": space.access,
                   "settings": {k: v for k, v in (space.settings or {}).items() if k in SPACE_SETTINGS_KEEP}},
-        "counts": {name.removesuffix(".json"): len(data) for name, data in files.items() if isinstance(data, list)},
+        "counts": {name.removesuffix(".json"): len(data) for name, data in files.items()},
         "files": {name: hashlib.sha256(blob).hexdigest() for name, blob in blobs.items()},
     }
     blobs = {"manifest.json": json.dumps(manifest, ensure_ascii=False, indent=1).encode(), **blobs}
@@ -85,19 +99,45 @@ def read(data: bytes) -> tuple[dict, dict[str, object]]:
             blobs = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise PackError(f"not a pack archive: {exc}") from exc
-    try:
-        manifest = json.loads(blobs.pop("manifest.json"))
-    except (KeyError, ValueError) as exc:
-        raise PackError("the pack has no readable manifest.json") from exc
-    if manifest.get("schema") != SCHEMA or manifest.get("schema_version") != SCHEMA_VERSION:
-        raise PackError(f"unsupported pack schema {manifest.get('schema')!r} v{manifest.get('schema_version')!r}")
+    if "manifest.json" not in blobs:
+        raise PackError("the pack has no manifest.json")
+    manifest = _json(blobs.pop("manifest.json"), "manifest.json")
+    if not isinstance(manifest, dict) or manifest.get("schema") != SCHEMA \
+            or manifest.get("schema_version") not in READABLE_VERSIONS:
+        found = manifest if isinstance(manifest, dict) else {}
+        raise PackError(f"unsupported pack schema {found.get('schema')!r} v{found.get('schema_version')!r}")
+    listed = manifest.get("files")
+    if not isinstance(listed, dict) or set(listed) != set(LISTS) or not isinstance(manifest.get("space"), dict):
+        raise PackError(f"the manifest must list exactly these files: {', '.join(LISTS)}, and describe the space")
     files = {}
-    for name, digest in manifest.get("files", {}).items():
+    for name, digest in listed.items():
         blob = blobs.get(name)
         if blob is None or hashlib.sha256(blob).hexdigest() != digest:
             raise PackError(f"{name} is missing or does not match its checksum")
-        files[name] = json.loads(blob)
+        files[name] = _checked_rows(name, _json(blob, name))
     return manifest, files
+
+
+def _json(blob: bytes, name: str):
+    try:
+        return jsonin.loads(blob, what=name)
+    except ApiError as exc:
+        raise PackError(f"{name}: {exc.message}" + (f" (at {exc.field})" if exc.field else "")) from exc
+
+
+def _checked_rows(name: str, data) -> list[dict]:
+    """The file's rows, each an object with only the fields this schema writes (ids where rows point at them)."""
+    if name == "persona.json" and isinstance(data, dict):  # schema 1: the space's one persona, local
+        data = [{**data, "origin": "local"}] if data else []
+    if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
+        raise PackError(f"{name} must be a list of objects")
+    for i, row in enumerate(data):
+        unknown = set(row) - set(LISTS[name])
+        if unknown:
+            raise PackError(f"{name}[{i}] has fields this hub does not know: {', '.join(sorted(unknown))}")
+        if name in KEYED and not isinstance(row.get("id"), int):
+            raise PackError(f"{name}[{i}] needs an integer id")
+    return data
 
 
 def _values(row: dict) -> dict:
@@ -116,28 +156,38 @@ def free_slug(base: str) -> str:
 def import_pack(data: bytes, *, slug: str = "", name: str = "", actor: str = "hub") -> MemorySpace:
     """A new native space holding the pack's memory, every id remapped; all or nothing."""
     manifest, files = read(data)
-    meta = manifest["space"]
+    try:
+        return _import(manifest["space"], files, slug, name, actor)
+    except PackError:
+        raise
+    except ApiError as exc:
+        raise PackError(exc.message) from exc
+    except (KeyError, TypeError, ValueError, AttributeError, ValidationError, DatabaseError) as exc:
+        # A value of the wrong type or shape (the field names were checked); the transaction kept nothing.
+        raise PackError(f"the pack's rows do not fit this hub ({type(exc).__name__}: {str(exc)[:200]})") from exc
+
+
+def _import(meta: dict, files: dict[str, list[dict]], slug: str, name: str, actor: str) -> MemorySpace:
     with transaction.atomic():
-        try:
-            space = create_space(
-                slug=free_slug(slug or meta["slug"]), name=name or meta.get("name") or meta["slug"],
-                description=meta.get("description", ""), access=meta.get("access", "open"),
-                settings=meta.get("settings", {}), actor=actor,
-            )
-        except ApiError as exc:
-            raise PackError(exc.message) from exc
+        space = create_space(
+            slug=free_slug(slug or meta["slug"]), name=name or meta.get("name") or meta["slug"],
+            description=meta.get("description", ""), access=meta.get("access", "open"),
+            settings=meta.get("settings", {}), actor=actor,
+        )
         topics = {}
         for row in files["topics.json"]:
             old = row.pop("id")
+            row["title"] = redact(row.get("title") or "").text
             topics[old] = Topic.objects.create(space=space, **_values(row)).pk
-        entries = gateway.restore(space, [{**_values(row), "topic_id": topics.get(row["topic_id"])}
+        entries = gateway.restore(space, [{**_values(row), "topic_id": topics.get(row.get("topic_id"))}
                                           for row in files["entries.json"]])
         facts: dict[int, Fact] = {}
         replaced_by = [(r["id"], r["invalidated_by_id"]) for r in files["facts.json"] if r.get("invalidated_by_id")]
         for row in files["facts.json"]:
             old = row.pop("id")
-            row.pop("invalidated_by_id")
-            row["source_entry_id"] = entries.get(row.pop("source_entry_id"))
+            row.pop("invalidated_by_id", None)
+            row["source_entry_id"] = entries.get(row.pop("source_entry_id", None))
+            row.update({key: redact(row[key]).text for key in ("subject", "value") if isinstance(row.get(key), str)})
             facts[old] = Fact.objects.create(space=space, **_values(row))
         for old, by in replaced_by:
             Fact.objects.filter(pk=facts[old].pk).update(invalidated_by=facts.get(by))
@@ -146,9 +196,12 @@ def import_pack(data: bytes, *, slug: str = "", name: str = "", actor: str = "hu
                  weight=r["weight"], metadata=r["metadata"], created_at=parse_datetime(r["created_at"]))
             for r in files["edges.json"] if r["source_id"] in entries and r["target_id"] in entries
         ], ignore_conflicts=True)
-        OpLog.objects.bulk_create([OpLog(space=space, seq=n, **_values(r))
-                                   for n, r in enumerate(files["oplog.json"], 1)])
-        if files["persona.json"]:
-            Persona.objects.create(space=space, **_values(files["persona.json"]))
+        OpLog.objects.bulk_create([
+            OpLog(space=space, seq=n, **_values({**r, "detail": redact(r.get("detail") or "").text}))
+            for n, r in enumerate(files["oplog.json"], 1)])
+        for row in files["persona.json"]:
+            texts = {key: redact(row.get(key) or "").text for key in ("profile", "frame")}
+            events = [redact(e).text for e in row.get("events") or [] if isinstance(e, str)]
+            Persona.objects.create(space=space, **_values({**row, **texts, "events": events}))
     return space
 

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+from memoryhub.agents.models import LOCAL_ORIGIN
 from memoryhub.memories.growth import facts, persona
 from memoryhub.memories.models import Fact, Persona, Topic
 from memoryhub.memories.search import fulltext as fts
@@ -87,14 +88,17 @@ def who_the_user_is(spaces: list[MemorySpace], origin: str | None,
                     query: set[str]) -> tuple[list[list[Line]], list[Line], list[Line]]:
     """(always, about the query, the rest): lines from each native space's profile, user facts and constraints.
 
-    Each of `always` is a list of ways to say it, longest first (the constraints can be cut to fewer)."""
+    They are the reader's own origin's (None, a local reader's "every origin", means local): another origin's
+    claims or profile never tell a session who the user is. Each of `always` is a list of ways to say it,
+    longest first (the constraints can be cut to fewer)."""
+    origin = origin or LOCAL_ORIGIN
     always: list[list[Line]] = []
     relevant: list[Line] = []
     rest: list[Line] = []
     for space in spaces:
         if not space.is_native:
             continue
-        record = Persona.objects.filter(space=space).first()
+        record = Persona.objects.filter(space=space, origin=origin).first()
         persona_item = {"id": f"persona:{space.slug}", "kind": "persona", "score": None}
         always += [[Line(line, [persona_item], {"code": "profile"})]
                    for line in (record.profile if record else "").splitlines() if line.strip()]
@@ -118,7 +122,7 @@ def who_the_user_is(spaces: list[MemorySpace], origin: str | None,
                 relevant.append(fact_line(label, matching, {"code": "fact_query", "words": list(dict.fromkeys(words))}))
             if others:
                 rest.append(fact_line(label, others, {"code": "fact_rest"}))
-        events = record.events if record and origin in (None, "local") else []
+        events = record.events if record else []
         if events:  # all of them, else as many as fit (the oldest first: a stable frame keeps the cache warm)
             always.append([Line("\n".join([f"{persona.EVENTS_LABEL}:", *(f"- {e}" for e in events[:n])]),
                                 [persona_item], {"code": "constraints"}) for n in range(len(events), 0, -1)])

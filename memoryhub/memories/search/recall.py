@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from memoryhub.memories import remote
 from memoryhub.memories.search import block, policies, ranking
 from memoryhub.memories.write import gateway
 from memoryhub.memories.search import fulltext as fts
@@ -114,9 +115,10 @@ def remote_cards(space: MemorySpace, query: str, limit: int, origin: str | None,
         if failures is not None:
             failures.append(exc)
         return []
+    written_by = remote.origins(space, [r.id for r in records])  # the engines keep no origin; the hub does
     return [Card(f"{space.slug}:{r.id}", space.slug, space.provider, clip(r.summary, 240),
-                 r.category, r.at, r.score, r.origin)
-            for r in records if not origin or r.origin == origin]
+                 r.category, r.at, r.score, written_by[str(r.id)])
+            for r in records if not origin or written_by[str(r.id)] == origin]
 
 
 REFERENCE = re.compile(

@@ -28,6 +28,7 @@ from django.utils import timezone
 from memoryhub.core import sql
 from memoryhub.core.redaction import redact
 from memoryhub.jobs import runner
+from memoryhub.memories import remote
 from memoryhub.memories.growth import facts
 from memoryhub.memories.models import Category, Edge, EntityRef, Entry, Kind, RemoteWrite, Source
 from memoryhub.memories.search import fulltext as search, vectors
@@ -170,9 +171,10 @@ def _known_entities(space: MemorySpace, text: str) -> set[str]:
 
 def _insert(entry: Entry, tokens: list[str], actor: str) -> tuple[Entry, bool]:
     """Insert exactly once; returns (entry, created). A repeated key returns the entry it made first, and a
-    byte-identical live entry is not written twice (a visible no-op in the op log)."""
+    byte-identical live entry is not written twice (a visible no-op in the op log). Both look only at the
+    writer's own origin: another origin's key or text never answers with its entry."""
     space, key = entry.space, entry.idempotency_key
-    earlier = _earlier(space, entry.content_hash, key)
+    earlier = _earlier(space, entry.origin, entry.content_hash, key)
     if earlier is not None:
         found = Entry.objects.select_related("space").get(pk=earlier[0])
         if not earlier[1]:
@@ -183,7 +185,7 @@ def _insert(entry: Entry, tokens: list[str], actor: str) -> tuple[Entry, bool]:
             with transaction.atomic():
                 sql.insert(entry)
         except IntegrityError:  # two writers raced on one idempotency key: the first one won
-            return Entry.objects.get(space=space, idempotency_key=key), False
+            return Entry.objects.get(space=space, origin=entry.origin, idempotency_key=key), False
     else:
         sql.insert(entry)
     sql.run_many("INSERT INTO memories_entityref (space_id, entry_id, name) VALUES (%s, %s, %s)",
@@ -194,15 +196,15 @@ def _insert(entry: Entry, tokens: list[str], actor: str) -> tuple[Entry, bool]:
     return entry, True
 
 
-def _earlier(space: MemorySpace, digest: str, key: str) -> tuple[int, bool] | None:
+def _earlier(space: MemorySpace, origin: str, digest: str, key: str) -> tuple[int, bool] | None:
     """(id, holds the key) of the entry a write repeats: the one holding its key, else a live byte-identical one."""
     same_text = ("SELECT id, 1 AS rank FROM memories_entry "
-                 "WHERE space_id = %s AND content_hash = %s AND deleted_at IS NULL")
-    params: list = [space.pk, digest]
+                 "WHERE space_id = %s AND content_hash = %s AND deleted_at IS NULL AND origin = %s")
+    params: list = [space.pk, digest, origin]
     if key:
-        same_text = (f"SELECT id, 0 AS rank FROM memories_entry WHERE space_id = %s AND idempotency_key = %s "
-                     f"UNION ALL {same_text}")
-        params = [space.pk, key, *params]
+        same_text = (f"SELECT id, 0 AS rank FROM memories_entry WHERE space_id = %s AND origin = %s "
+                     f"AND idempotency_key = %s UNION ALL {same_text}")
+        params = [space.pk, origin, key, *params]
     row = sql.one(f"SELECT id, rank FROM ({same_text}) found ORDER BY rank, id LIMIT 1", params)
     return (row[0], row[1] == 0) if row else None
 
@@ -232,6 +234,7 @@ def _write_remote(space: MemorySpace, draft: Draft, redactions: int) -> Written:
     local.state, local.provider_id, local.uri = receipt.state, receipt.provider_id, receipt.uri
     local.detail, local.error = receipt.detail, receipt.error
     local.save()
+    remote.remember_origin(local, [receipt.provider_id or receipt.uri, *(receipt.detail or {}).get("record_ids", [])])
     MemorySpace.objects.filter(pk=space.pk).update(last_write_at=timezone.now(), last_error=receipt.error[:2000])
     if receipt.state == RemoteWrite.State.PENDING_VERIFICATION and provider.verifies_writes:
         runner.enqueue("verify_write", space=space, params={"write": local.pk})

@@ -1,0 +1,63 @@
+"""JSON from outside (agent API bodies, MCP messages, pack files): one parser with the hub's limits.
+
+`json.loads` accepts what the hub cannot keep or should not: lone surrogates ("\\ud800": SQLite
+raises UnicodeEncodeError on them), NUL, Unicode non-characters, and nesting deep enough to
+exhaust the stack later. Everything read here is checked once, so no face parses JSON its own way.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from memoryhub.core.errors import bad
+
+MAX_DEPTH = 32
+
+# NUL, surrogates (only lone ones survive decoding), U+FDD0..U+FDEF and the last two code points of every plane.
+_NONCHARACTERS = "".join(f"\\U{plane:04x}fffe\\U{plane:04x}ffff" for plane in range(17))
+BAD_CHARACTER = re.compile(f"[\\x00\\ud800-\\udfff\\ufdd0-\\ufdef{_NONCHARACTERS}]")
+
+
+def field_name(path: tuple, skip: tuple = ()) -> str:
+    """`arguments.tags[2]` → `tags[2]` when `skip` is ("arguments",): errors name what the caller wrote."""
+    if skip and path[: len(skip)] == skip:
+        path = path[len(skip):]
+    name = ""
+    for part in path:
+        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
+    return name
+
+
+def check(value: Any, *, skip: tuple = (), max_depth: int = MAX_DEPTH) -> None:
+    """Raise bad_request naming the field of the first string with a character the hub refuses, or of
+    nesting deeper than `max_depth`. Iterative, so a hostile depth cannot overflow the stack here."""
+    stack: list[tuple[Any, tuple]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if len(path) > max_depth:
+            raise bad(f"nested deeper than {max_depth} levels", field_name(path, skip) or None)
+        if isinstance(item, str):
+            found = BAD_CHARACTER.search(item)
+            if found:
+                raise bad(f"contains U+{ord(found.group()):04X}, which is not allowed in text (NUL, a lone surrogate "
+                          "or a non-character)", field_name(path, skip) or None)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if BAD_CHARACTER.search(key):
+                    raise bad("a field name contains NUL, a lone surrogate or a non-character",
+                              field_name(path, skip) or None)
+                stack.append((inner, (*path, key)))
+        elif isinstance(item, list):
+            stack.extend((inner, (*path, i)) for i, inner in enumerate(item))
+
+
+def loads(raw: bytes | str, *, what: str = "body", skip: tuple = (), max_depth: int = MAX_DEPTH) -> Any:
+    """Parse and check; any failure is bad_request (never RecursionError, UnicodeDecodeError or a huge int)."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise bad(f"{what} is not valid JSON") from exc
+    check(data, skip=skip, max_depth=max_depth)
+    return data
