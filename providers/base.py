@@ -202,5 +202,10 @@ class Provider:
     def discover(self) -> list[dict[str, Any]]:
         raise self._unsupported("discover")
 
+    def secret_values(self) -> list[str]:
+        """The configured values of the kind's secret fields: an error must never quote them, even cut."""
+        fields = (*self.service_fields, *self.space_fields)
+        return [str(self.config[f.key]) for f in fields if f.secret and self.config.get(f.key)]
+
     def close(self) -> None:
         """Release connections; called when the hub is done with this instance."""

@@ -18,6 +18,7 @@ import tempfile
 import threading
 from typing import Any
 
+from memoryhub.core.redaction import mask_near
 from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
 
 QUERY_CHARS = 5000
@@ -88,8 +89,9 @@ class ByteRoverProvider(Provider):
         return env
 
     def _clean(self, text: str) -> str:
+        """The CLI's output without the API key, even echoed upper-cased or cut."""
         key = str(self.config.get("apiKey") or "")
-        return text.replace(key, "[redacted]") if key else text
+        return mask_near(text.replace(key, "[redacted]"), self.secret_values()) if key else text
 
     def _run(self, args: list[str], timeout: float) -> tuple[int, str, str, bool]:
         """Run `brv <args>`; return (exit code, stdout, stderr, truncated). Timeouts kill and raise."""

@@ -15,7 +15,9 @@ _REQUIRED = object()
 
 def client_from_config(config: dict[str, Any], headers: dict[str, str], *, endpoint: str | None = None,
                        **kw: Any) -> HttpClient:
-    """An HttpClient for an adapter's merged config: `endpoint`, plus the hub's `_timeout` and `_max_bytes`."""
+    """An HttpClient for an adapter's merged config: `endpoint`, plus the hub's `_timeout` and `_max_bytes`.
+
+    `secrets` (the config's secret values) are masked out of every error, with the auth headers."""
     try:
         timeout = float(config.get("_timeout") or DEFAULT_TIMEOUT)
         max_bytes = int(config.get("_max_bytes") or DEFAULT_MAX_BYTES)
@@ -84,7 +86,8 @@ class HttpProvider(Provider):
     @property
     def http(self) -> HttpClient:
         if self._client is None:
-            self._client = client_from_config(self.config, self.auth_headers(), endpoint=self.endpoint())
+            self._client = client_from_config(self.config, self.auth_headers(), endpoint=self.endpoint(),
+                                              secrets=self.secret_values())
         return self._client
 
     def close(self) -> None:

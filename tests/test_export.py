@@ -7,6 +7,7 @@ from django.core.cache import cache
 
 from memoryhub.jobs.models import Job
 from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_path
+from memoryhub.spaces.services import resolve_workspace
 from memoryhub.memories.notebooks import export
 
 
@@ -24,6 +25,13 @@ def project(db, tmp_path):
 
 def workspace_of(path):
     return Workspace.objects.get(slug=workspace_slug_for_path(path))
+
+
+def exported(path):
+    """The workspace of `path` with MEMORY.md export switched on, as a person does in the dashboard."""
+    workspace = resolve_workspace(path)
+    Workspace.objects.filter(pk=workspace.pk).update(export_memory_md=True)
+    return workspace
 
 
 def save(api, project, title, **extra):
@@ -55,6 +63,7 @@ def test_vault_spaces_are_left_out_unless_the_workspace_opts_in(api, project):
 
 
 def test_writes_regenerate_the_file_atomically(api, project, django_capture_on_commit_callbacks):
+    exported(project)
     with django_capture_on_commit_callbacks(execute=True):
         save(api, project, "First step")
     target = os.path.join(project, "MEMORY.md")
@@ -69,7 +78,7 @@ def test_writes_regenerate_the_file_atomically(api, project, django_capture_on_c
 
 def test_a_burst_of_writes_queues_one_regeneration(api, project, django_capture_on_commit_callbacks):
     save(api, project, "Before")
-    workspace = workspace_of(project)
+    workspace = exported(project)
     cache.add(export.pending_key(workspace.pk), 1, 60)  # a regeneration is already queued
     with django_capture_on_commit_callbacks(execute=True):
         for n in range(3):
@@ -82,6 +91,7 @@ def test_a_burst_of_writes_queues_one_regeneration(api, project, django_capture_
 
 
 def test_vault_writes_do_not_touch_the_file_when_vault_is_excluded(api, project, django_capture_on_commit_callbacks):
+    exported(project)
     save(api, project, "Open")
     MemorySpace.objects.create(slug="proj-vault", name="V", access="vault", workspace=workspace_of(project))
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
@@ -90,9 +100,11 @@ def test_vault_writes_do_not_touch_the_file_when_vault_is_excluded(api, project,
 
 
 def test_unwritable_or_missing_directory_is_skipped(db, tmp_path):
-    gone = Workspace.objects.create(slug="gone", name="gone", path=str(tmp_path / "missing"))
-    assert export.write_file(gone) is None
-    assert export.write_file(Workspace.objects.create(slug="nopath", name="nopath")) is None
+    gone = Workspace.objects.create(slug="gone", name="gone", path=str(tmp_path / "missing"), export_memory_md=True)
+    with pytest.raises(export.NotWritten):
+        export.write_file(gone)
+    with pytest.raises(export.NotWritten):
+        export.write_file(Workspace.objects.create(slug="nopath", name="nopath", export_memory_md=True))
 
 
 def test_download_needs_staff_and_serves_markdown(client, api, project, staff):

@@ -56,3 +56,183 @@ def test_count_adds_up_over_several_secrets():
 def test_redaction_is_idempotent():
     once = redact("token: abcdef123456 and 10.0.0.1").text
     assert redact(once).text == once and redact(once).count == 0
+
+
+# --- #21: the shapes that got through, and near-misses that must stay --------------------------
+
+PROJ = "sk-proj-" + "Ab3_cD-4eF_gH5-iJ6_kL7-mN8_oP9-qR0_" * 2
+ANT = "sk-ant-api03-" + "xY_9-zW8_vU7-tS6_rQ5-" * 3 + "AA"
+
+
+@pytest.mark.parametrize("text, left, kind", [
+    (f"my key is {PROJ} ok", "my key is [REDACTED:api_key] ok", "api_key"),
+    (f"{ANT}.", "[REDACTED:api_key].", "api_key"),
+    ("DB_PASSWORD=hunter2secret", "DB_PASSWORD=[REDACTED:secret]", "secret"),
+    ("export STRIPE_SECRET_KEY=sk_live_51Habcdefghijklmnop", "export STRIPE_SECRET_KEY=[REDACTED:stripe_key]",
+     "stripe_key"),
+    ("export STRIPE_SECRET_KEY=whsec_abc123", "export STRIPE_SECRET_KEY=[REDACTED:secret]", "secret"),
+    ("AWS_SECRET_ACCESS_KEY = wJalrXUtnFEMI/K7MDENG", "AWS_SECRET_ACCESS_KEY = [REDACTED:secret]", "secret"),
+    ('password = "correct horse battery"', "password = [REDACTED:secret]", "secret"),
+    ("password='it''s me'", "password=[REDACTED:secret]'s me'", "secret"),
+    ("Server=db;Password=abc123;User=bob", "Server=db;Password=[REDACTED:secret];User=bob", "secret"),
+    ('{"client_secret": "9f8e7d6c5b4a"}', '{"client_secret": [REDACTED:secret]}', "secret"),
+    ("X-Api-Key: 0123456789abcdef", "X-Api-Key: [REDACTED:secret]", "secret"),
+    ("postgres://app:pw12345@db.example.com:5432/app", "postgres://app:[REDACTED:password]@db.example.com:5432/app",
+     "url_credentials"),
+    ("https://user:s3cr%40t@example.com/x", "https://user:[REDACTED:password]@example.com/x", "url_credentials"),
+    ("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF0\n-----END PGP PRIVATE KEY BLOCK-----\nafter",
+     "[REDACTED:private_key]\nafter", "private_key"),
+    ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED:basic_auth]", "basic_auth"),
+    ("slack xoxb-123456789012-1234567890123-AbCdEfGhIjKl", "slack [REDACTED:slack_token]", "slack_token"),
+    ("gitlab glpat-AbCdEfGhIjKlMnOpQrSt", "gitlab [REDACTED:gitlab_token]", "gitlab_token"),
+    ("google AIzaSyA-1234567890abcdefghijklmnopqrstu", "google [REDACTED:google_api_key]", "google_api_key"),
+    ("hf hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "hf [REDACTED:huggingface_token]", "huggingface_token"),
+    ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+     "jwt [REDACTED:jwt]", "jwt"),
+    ("我的密码是 abc12345，别说出去", "我的密码是 [REDACTED:secret]，别说出去", "secret"),
+    ("令牌：tok-998877", "令牌：[REDACTED:secret]", "secret"),
+])
+def test_the_shapes_issue_21_found_are_redacted_whole(text, left, kind):
+    result = redact(text)
+    assert result.text == left and result.kinds.get(kind) == 1
+    assert redact(result.text).text == result.text and redact(result.text).count == 0  # idempotent
+
+
+@pytest.mark.parametrize("text", [
+    "sk-learn-is-a-great-library-for-ml", "the passenger: Bob Smith", "tokenizer=fast", "basic instructions follow",
+    "see https://example.com:8080/path@v2", "my password manager is great", "max_tokens=2048",
+    "mailto:alice@example.com", "git@github.com:org/repo.git",
+])
+def test_more_near_misses_stay_untouched(text):
+    assert redact(text).text == text
+
+
+def test_every_key_shape_in_a_long_note_is_found():
+    text = "\n".join([f"openai {PROJ}", f"anthropic {ANT}", "DB_PASSWORD=hunter2secret",
+                      "postgres://u:pw12345@h/db", "AKIAIOSFODNN7EXAMPLE"])
+    result = redact(text)
+    assert result.count == 5 and "hunter2" not in result.text and "Ab3_" not in result.text and "xY_9" not in result.text
+
+
+def test_mask_near_masks_an_echoed_secret_even_upper_cased_or_cut():
+    from memoryhub.core.redaction import mask_near
+
+    key = "sk-proj-4fT9aQ2mX8rL1vB7nC3eK6pW0sD5hJ"
+    for echoed in (key, key.upper(), key[:14], key[5:30].lower()):
+        masked = mask_near(f"401 invalid api key: {echoed}!", [key])
+        assert masked == "401 invalid api key: ***!", masked
+    assert mask_near("nothing to see", [key]) == "nothing to see"
+    assert mask_near("sk-proj is the prefix", [key]) == "sk-proj is the prefix"  # shorter than 8 characters
+
+
+def test_opaque_id_keeps_clean_ids_and_digests_secret_ones():
+    from memoryhub.core.redaction import opaque_id
+
+    assert opaque_id("session-42") == "session-42"
+    hidden = opaque_id(f"run {PROJ}")
+    assert hidden.startswith("redacted-") and "Ab3_" not in hidden and hidden == opaque_id(f"run {PROJ}")
+    assert opaque_id(f"run {ANT}") != hidden
+
+
+# --- #21: the fields that were never scanned -----------------------------------------------------
+
+KEY = "sk-proj-" + "Qw7_" * 10
+
+
+def leaked(*texts) -> bool:
+    return any("Qw7_Qw7" in str(text) for text in texts)
+
+
+@pytest.mark.django_db
+def test_every_field_of_a_write_is_redacted(api):
+    from memoryhub.agents.models import AgentSession
+    from memoryhub.memories.models import Entry
+
+    saved = api.tool("memory_save", session_id=f"s {KEY}", category="fact", title="t", body="b",
+                     related=[f"see {KEY}"], tags=[f"tag {KEY}"]).json()["result"]
+    turn = api.turn("hello", "ok", session_id=f"s {KEY}", idempotency_key=f"k {KEY}").json()
+    again = api.turn("hello", "ok", session_id=f"s {KEY}", idempotency_key=f"k {KEY}")
+    assert again.status_code == 200 and again.json()["entry"]["id"] == turn["entry"]["id"]  # still one key
+    for entry in Entry.objects.all():
+        assert not leaked(entry.related, entry.tags, entry.session_id, entry.idempotency_key), entry.pk
+    assert Entry.objects.get(pk=saved["id"]).session_id == Entry.objects.get(pk=turn["entry"]["id"]).session_id
+    assert not leaked(*AgentSession.objects.values_list("session_id", flat=True))
+
+
+@pytest.mark.django_db
+def test_a_vault_request_query_is_redacted_in_its_criteria_and_the_audit_log(api):
+    from memoryhub.audit.models import AuditEvent
+    from memoryhub.vault.models import AccessRequest
+
+    api.post("spaces", {"slug": "safe", "name": "Safe", "access": "vault"})
+    api.tool("memory_request", space="safe", query=f"the key {KEY}")
+    assert not leaked(AccessRequest.objects.get().criteria)
+    assert not leaked(*AuditEvent.objects.values_list("detail", flat=True))
+
+
+@pytest.mark.django_db
+def test_fact_subjects_space_names_and_descriptions_are_redacted(api):
+    from memoryhub.memories.models import Fact
+    from memoryhub.spaces.models import MemorySpace
+
+    api.tool("memory_facts", action="assert", subject=f"db {KEY}", predicate="name", value="Alice")
+    api.tool("memory_facts", action="assert", predicate="role", value=f"admin password={KEY}")
+    assert Fact.objects.count() == 2 and not leaked(*Fact.objects.values_list("subject", "value"))
+    api.post("spaces", {"slug": "keys", "name": f"keys {KEY}", "description": f"api_key={KEY}"})
+    space = MemorySpace.objects.get(slug="keys")
+    assert not leaked(space.name, space.description)
+
+
+@pytest.mark.django_db
+def test_imported_tags_and_facts_and_the_import_preview_are_redacted(tmp_path):
+    import json
+
+    from memoryhub.jobs import runner
+    from memoryhub.memories.models import Entry, Fact
+    from memoryhub.spaces.models import MemorySpace
+
+    space = MemorySpace.objects.create(slug="imp", name="Imp")
+    path = tmp_path / "vault.jsonl"
+    path.write_text(json.dumps({"id": "mem_1", "at": "2026-10-24T00:36:00Z", "category": "progress",
+                                "title": f"deploy with {KEY}", "body": f"token={KEY}", "tags": [f"t-{KEY}"]}))
+    job = runner.enqueue("import_history", space=space, params={"path": str(path), "format": "vault"})
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.error
+    assert job.result["preview"] and not leaked(job.result)
+    assert not leaked(*Entry.objects.values_list("title", "body", "tags"))
+    from memoryhub.memories.growth import facts
+
+    facts.assert_fact(space, f"user {KEY}", "nickname", f"key {KEY}", method="manual")
+    assert not leaked(*Fact.objects.values_list("subject", "value"))
+
+
+def test_a_provider_echoing_its_key_upper_cased_or_cut_is_masked(api, transactional_db):
+    from memoryhub.memories.models import RemoteWrite
+    from memoryhub.spaces.models import MemorySpace, ProviderService
+    from memoryhub.spaces.services import save_service
+    from tests.providers.fakes.mem0 import Mem0Fake
+
+    class EchoingMem0(Mem0Fake):
+        def authorized(self, req):
+            self.presented = req.headers.get("authorization", "")
+            return False
+
+        def error_body(self, status, message):
+            presented = self.presented.split(" ", 1)[-1]
+            return {"detail": f"invalid key {presented.upper()[:24]}… (was {presented[3:19]})"}
+
+    fake = EchoingMem0()
+    try:
+        secret = "m0-Live-9f8e7d6c5b4a3928"
+        save_service("mem0", {"endpoint": fake.url, "apiKey": secret, "mode": "platform"})
+        MemorySpace.objects.create(slug="m0", name="Mem0", provider="mem0", config={"userId": "alice"})
+        answer = api.turn("hello", "ok", space="m0")
+        assert answer.status_code == 502
+        stored = [answer.content.decode(), ProviderService.objects.get(kind="mem0").last_error,
+                  MemorySpace.objects.get(slug="m0").last_error, *RemoteWrite.objects.values_list("error", flat=True)]
+        assert "invalid key" in stored[0]
+        for text in stored:
+            folded = text.casefold()
+            assert not any(secret.casefold()[i:i + 8] in folded for i in range(len(secret) - 7)), text
+    finally:
+        fake.stop()

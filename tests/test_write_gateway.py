@@ -112,7 +112,7 @@ def test_a_failing_subscriber_undoes_the_write(space):
 def test_memory_md_follows_edits_and_forgets(space, tmp_path, django_capture_on_commit_callbacks):
     project = tmp_path / "proj"
     project.mkdir()
-    space.workspace = Workspace.objects.create(slug="proj", name="proj", path=str(project))
+    space.workspace = Workspace.objects.create(slug="proj", name="proj", path=str(project), export_memory_md=True)
     space.save()
     target = os.path.join(project, "MEMORY.md")
     with django_capture_on_commit_callbacks(execute=True):

@@ -20,7 +20,8 @@ from memoryhub.core.ids import row_id
 from memoryhub.memories import remote
 from memoryhub.memories.models import Entry, Fact, Topic
 from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_path
-from memoryhub.spaces.services import DEFAULT_SPACE_SLUG, NotFound, default_space, resolve_workspace, workspace_space
+from memoryhub.spaces.services import (DEFAULT_SPACE_SLUG, MayNotCreate, NotFound, default_space, resolve_workspace,
+                                       workspace_space)
 from memoryhub.vault.models import AccessRequest, Grant
 
 VAULT = MemorySpace.Access.VAULT
@@ -33,8 +34,13 @@ def allowed_spaces(call: Call) -> QuerySet[MemorySpace]:
     return qs.filter(pk__in=call.restricted_to) if call.restricted_to else qs.all()
 
 
+def may_create(call: Call) -> bool:
+    """Rule 4: only an unrestricted local token may make a workspace or a space; any other uses what exists."""
+    return call.is_local and not call.restricted_to
+
+
 def workspace_arg(call: Call, args: dict) -> Workspace | None:
-    """The `workspace` argument (an absolute path creates its workspace), resolved once per call."""
+    """The `workspace` argument, resolved once per call (a new absolute path makes its workspace, if this call may)."""
     value = args.get("workspace")
     if value in (None, ""):
         return None
@@ -42,9 +48,11 @@ def workspace_arg(call: Call, args: dict) -> Workspace | None:
         raise bad("workspace must be an absolute path or a workspace slug", "workspace")
     if value not in call.resolved_workspaces:
         try:
-            call.resolved_workspaces[value] = resolve_workspace(value)
+            call.resolved_workspaces[value] = resolve_workspace(value, create=may_create(call), actor=call.actor)
         except NotFound as exc:
             raise ApiError("not_found", str(exc), "workspace") from exc
+        except MayNotCreate as exc:
+            raise ApiError("forbidden", str(exc), "workspace") from exc
     return call.resolved_workspaces[value]
 
 
@@ -67,7 +75,11 @@ def write_space(call: Call, args: dict) -> MemorySpace:
     restricted = call.restricted_to
     if len(restricted) == 1:
         return allowed_spaces(call).get()
-    candidate = workspace_space(workspace) if workspace else default_space()
+    try:
+        candidate = (workspace_space(workspace, create=may_create(call)) if workspace
+                     else default_space(create=may_create(call)))
+    except MayNotCreate as exc:
+        raise ApiError("forbidden", str(exc), "workspace" if workspace else "space") from exc
     if restricted and candidate.pk not in restricted:
         raise bad("this token may use several spaces; name one with space", "space")
     return candidate
@@ -96,9 +108,11 @@ def home_space(call: Call, args: dict) -> MemorySpace | None:
 
 
 def may_create_spaces(call: Call) -> None:
-    """Only a token allowed every space may add one."""
+    """Only a local token allowed every space may add one."""
     if call.restricted_to:
         raise ApiError("forbidden", "a token restricted to some spaces cannot create spaces")
+    if not call.is_local:
+        raise ApiError("forbidden", f"a token of origin {call.origin!r} cannot create spaces")
 
 
 def project_workspace(value: str) -> Workspace | None:

@@ -12,6 +12,7 @@ from memoryhub.access.call import Call
 from memoryhub.agents import sessions
 from memoryhub.api.endpoint import endpoint
 from memoryhub.core.errors import ApiError, bad
+from memoryhub.core.redaction import opaque_id
 from memoryhub.memories.search import recall
 from memoryhub.memories.models import Kind
 from memoryhub.memories.write import gateway
@@ -25,7 +26,8 @@ from providers.registry import PROVIDERS, get_provider_class
 
 
 def session_arg(args: dict) -> str:
-    return A.text(args, "session_id", required=True, max_len=200)
+    """The agent's session id; one carrying a secret is kept as a digest (it is stored and shown to people)."""
+    return opaque_id(A.text(args, "session_id", required=True, max_len=200))
 
 
 @endpoint("GET", auth=False)

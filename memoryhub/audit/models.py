@@ -3,6 +3,8 @@
 from django.conf import settings
 from django.db import models
 
+from memoryhub.core.redaction import redact_value
+
 
 class AuditEvent(models.Model):
     at = models.DateTimeField(auto_now_add=True, db_index=True)
@@ -20,4 +22,5 @@ class AuditEvent(models.Model):
 
 
 def record(actor: str, action: str, target: str = "", user=None, **detail) -> AuditEvent:
-    return AuditEvent.objects.create(actor=actor, action=action, target=target, user=user, detail=detail)
+    """One event; its detail is redacted (it quotes what agents sent: criteria, queries, paths)."""
+    return AuditEvent.objects.create(actor=actor, action=action, target=target, user=user, detail=redact_value(detail))

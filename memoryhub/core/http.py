@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterable
 from typing import Any
 
 import httpx
+
+from memoryhub.core.redaction import mask_near
 
 
 class UpstreamError(Exception):
@@ -48,7 +51,8 @@ class HttpClient:
     """A small wrapper over httpx.Client bound to one endpoint and its auth headers."""
 
     def __init__(self, endpoint: str, headers: dict[str, str] | None = None, *, timeout: float = DEFAULT_TIMEOUT,
-                 max_bytes: int = DEFAULT_MAX_BYTES, retries: int = 2, transport: httpx.BaseTransport | None = None):
+                 max_bytes: int = DEFAULT_MAX_BYTES, retries: int = 2, transport: httpx.BaseTransport | None = None,
+                 secrets: Iterable[str] = ()):
         if not endpoint:
             raise UpstreamError("endpoint is not configured", permanent=True)
         if not endpoint.startswith(("http://", "https://")):
@@ -57,7 +61,7 @@ class HttpClient:
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.retries = retries
-        self._secrets = _secret_values(headers or {})
+        self._secrets = _secret_values(headers or {}) | {str(s) for s in secrets if s}
         self._cancelled = threading.Event()
         self._lock = threading.Lock()
         self._waiting: set[threading.Event] = set()
@@ -144,10 +148,12 @@ class HttpClient:
         raise UpstreamError(f"{method} {uri} failed: {type(error).__name__}", uri=uri) from error
 
     def _scrub(self, exc: UpstreamError) -> UpstreamError:
-        """Return the error with any credential the upstream echoed back masked out of its text."""
+        """Return the error with any credential the upstream echoed back masked out of its text, also when it
+        came back upper-cased or cut (redaction.mask_near)."""
         message = exc.message
         for secret in self._secrets:
             message = message.replace(secret, "***")
+        message = mask_near(message, self._secrets)
         if message != exc.message:
             exc.message = message
             exc.args = (message,)

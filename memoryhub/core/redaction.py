@@ -1,34 +1,71 @@
-"""Secret redaction applied to every write (API, dashboard, import) before anything is stored.
+"""Secret redaction applied to every write (API, MCP, dashboard, import, packs) before anything is stored.
 
-Secrets become typed placeholders like `[REDACTED:api_key]`; the count goes back to the
-caller. Version strings that look like IPv4 (`v1.2.3.4`, `version 1.2.3.4`) are kept.
+Secrets become typed placeholders like `[REDACTED:api_key]`; the count goes back to the caller.
+Version strings that look like IPv4 (`v1.2.3.4`, `version 1.2.3.4`) are kept.
+
+The shapes are ours, not a detector library's: Yelp's detect-secrets (evaluated for #21) reports
+secret *values* line by line rather than spans to replace, misses `sk-proj-`/`sk-ant-` keys,
+`DB_PASSWORD=` names and unquoted passwords outside source files, and cuts JWTs and GitHub
+tokens short; its keyword and token regexes informed the table below (README, "Redaction").
+
+Identifiers that group things (session ids, idempotency keys) are not replaced by a placeholder,
+which would merge different ones: `opaque_id` swaps a secret-bearing id for a stable digest.
+`mask_near` masks a known credential a provider echoed back in an error, even upper-cased or cut.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
-_ASSIGNMENT_KEYS = (
-    r"api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|secret(?:[_-]?key)?|client[_-]?secret|"
-    r"aws[_-]?secret[_-]?access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|"
-    r"password|passwd|pwd"
+# A key name is one of these words, alone or as the last part of a longer name (DB_PASSWORD, STRIPE_SECRET_KEY,
+# client.secret, X-Api-Key); the value after `=`/`:` (quoted, or up to a space, quote, `,`, `;` or `&`) goes.
+_KEY_WORDS = (
+    r"api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|account[_-]?key|secret(?:[_-]?(?:key|access[_-]?key))?|"
+    r"client[_-]?secret|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|session[_-]?token|"
+    r"token|password|passwd|passphrase|pwd|credentials?"
 )
+_KEY = rf"(?:[A-Za-z0-9]{{1,40}}[_.-]){{0,6}}(?:{_KEY_WORDS})"
+_VALUE = r"(?P<value>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|[^\s\"',;&，。；、）]{3,})"
 
-# Order matters: whole blocks and specific token shapes before generic assignments.
-PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("private_key", re.compile(
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\Z)", re.S)),
-    ("bearer_token", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}")),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})\b")),
-    ("api_key", re.compile(r"\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_]{16,}\b")),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b")),
-    ("secret", re.compile(
-        rf"(?i)(?P<key>\b(?:{_ASSIGNMENT_KEYS})\b[\"']?\s*[:=]\s*)(?P<q>[\"']?)(?P<value>[^\s\"',;]{{4,}})(?P=q)")),
-    ("ipv4", re.compile(rf"(?<![\w.])(?<!v)(?:{_OCTET}\.){{3}}{_OCTET}(?![\w.])")),
+# Order matters: whole blocks and specific token shapes before generic assignments. Each pattern runs only when
+# one of its hints (lower-case) is in the text: most turns hold none, and 20 full scans would triple the cost.
+_KEY_HINTS = ("key", "token", "secret", "pass", "pwd", "credential")
+PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
+    ("private_key", ("private key",), re.compile(
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
+        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S)),
+    ("url_credentials", ("://",), re.compile(
+        r"(?i)(?P<keep>\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@\"'<>]*:)(?P<value>[^\s@/\"'<>]+)@")),
+    ("bearer_token", ("bearer",), re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}")),
+    ("basic_auth", ("basic",), re.compile(
+        r"(?i)(?P<keep>\bauthorization[\"']?\s*[:=]\s*[\"']?basic\s+)(?P<value>[A-Za-z0-9+/=]{8,})")),
+    ("github_token", ("gh",), re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})\b")),
+    ("gitlab_token", ("glpat-",), re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    ("slack_token", ("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("stripe_key", ("_live_", "_test_"), re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    ("google_api_key", ("aiza",), re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("huggingface_token", ("hf_",), re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
+    ("npm_token", ("npm_",), re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("pypi_token", ("pypi-",), re.compile(r"\bpypi-[A-Za-z0-9_-]{50,}")),
+    ("sendgrid_key", ("sg.",), re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    ("twilio_key", ("sk",), re.compile(r"\bSK[0-9a-f]{32}\b")),
+    ("telegram_token", (":aa",), re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b")),
+    ("jwt", ("eyj",), re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    # OpenAI, Anthropic and friends: sk-, sk-proj-, sk-ant-api03-… whose body mixes - and _ freely. A digit, an
+    # underscore or a long run of letters tells a key from hyphenated words ("sk-learn-is-great").
+    ("api_key", ("sk-",), re.compile(r"\bsk-(?=[A-Za-z0-9_-]*(?:\d|_|[A-Za-z]{16}))[A-Za-z0-9_-]{20,}")),
+    ("aws_access_key", ("akia", "asia", "agpa", "aida", "aroa"),
+     re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b")),
+    ("secret", _KEY_HINTS, re.compile(rf"(?i)(?P<keep>\b{_KEY}\b[\"']?\s*(?:=>|[:=：])\s*){_VALUE}")),
+    ("secret", ("密", "令", "钥"), re.compile(rf"(?P<keep>(?:密码|口令|密钥|令牌|秘钥)\s*(?:[:=：]|是|为)\s*){_VALUE}")),
+    ("ipv4", (".",), re.compile(rf"(?<![\w.])(?<!v)(?:{_OCTET}\.){{3}}{_OCTET}(?![\w.])")),
 ]
 _VERSION_BEFORE = re.compile(r"(?i)(?:\bversion|\bver\.?|\brelease|\bv)\s*$")
+PLACEHOLDER = "[REDACTED:"
 
 
 @dataclass
@@ -41,23 +78,28 @@ class Redacted:
 def redact(text: str) -> Redacted:
     """Replace every secret in `text` with a typed placeholder."""
     result = Redacted(text)
-    for kind, pattern in PATTERNS:
-        result.text = pattern.sub(lambda m, k=kind: _replace(m, k, result), result.text)
+    lower = text.lower()
+    for kind, hints, pattern in PATTERNS:
+        if any(hint in lower for hint in hints):
+            result.text = pattern.sub(lambda m, k=kind: _replace(m, k, result), result.text)
     return result
 
 
 def _replace(match: re.Match[str], kind: str, result: Redacted) -> str:
     if kind == "ipv4" and _VERSION_BEFORE.search(match.string[max(0, match.start() - 12) : match.start()]):
         return match.group(0)
-    if kind == "secret" and match.group("value").startswith("[REDACTED:"):
+    keep = match.groupdict().get("keep")
+    if keep is not None and match.group("value").strip("\"'").startswith(PLACEHOLDER):
         return match.group(0)
     result.count += 1
     result.kinds[kind] = result.kinds.get(kind, 0) + 1
-    if kind == "secret":
-        return f"{match.group('key')}[REDACTED:secret]"
+    if kind == "url_credentials":
+        return f"{keep}{PLACEHOLDER}password]@"
+    if keep is not None:
+        return f"{keep}{PLACEHOLDER}{kind}]"
     if kind == "bearer_token":
-        return "Bearer [REDACTED:bearer_token]"
-    return f"[REDACTED:{kind}]"
+        return f"Bearer {PLACEHOLDER}bearer_token]"
+    return f"{PLACEHOLDER}{kind}]"
 
 
 def redact_all(*texts: str) -> tuple[list[str], int]:
@@ -68,3 +110,61 @@ def redact_all(*texts: str) -> tuple[list[str], int]:
         out.append(r.text)
         total += r.count
     return out, total
+
+
+def redact_value(value: Any) -> Any:
+    """Every string inside a JSON-like value redacted (job results, audit details): dict keys stay."""
+    if isinstance(value, str):
+        return redact(value).text
+    if isinstance(value, dict):
+        return {k: redact_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_value(v) for v in value]
+    return value
+
+
+def opaque_id(value: str) -> str:
+    """The id itself, or, when it carries a secret, a stable digest of it: still one id, no longer the secret."""
+    if not value or not redact(value).count:
+        return value
+    return "redacted-" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+NEAR = 8  # characters of a known secret that count as an echo of it
+
+
+def mask_near(text: str, secrets: list[str] | set[str]) -> str:
+    """Mask every run of NEAR or more characters that is a case-insensitive piece of a known secret.
+
+    A provider's error may quote the key it refused upper-cased or cut ("invalid key SK-PROJ-ABC12…"),
+    which exact replacement misses."""
+    grams: set[str] = set()
+    for secret in secrets:
+        folded = _fold(str(secret))
+        if len(folded) >= NEAR:
+            grams.update(folded[i:i + NEAR] for i in range(len(folded) - NEAR + 1))
+    if not grams or len(text) < NEAR:
+        return text
+    folded = _fold(text)
+    hit = [False] * len(text)
+    for i in range(len(text) - NEAR + 1):
+        if folded[i:i + NEAR] in grams:
+            for j in range(i, i + NEAR):
+                hit[j] = True
+    if not any(hit):
+        return text
+    out, i = [], 0
+    while i < len(text):
+        if hit[i]:
+            while i < len(text) and hit[i]:
+                i += 1
+            out.append("***")
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _fold(text: str) -> str:
+    """Case-folded one character for one (a fold that would change the length keeps the character)."""
+    return "".join(c.casefold() if len(c.casefold()) == 1 else c for c in text)

@@ -2,7 +2,7 @@ from django.urls import path
 
 from memoryhub.dashboard.views import (
     charts, choose, connect, entities, facts, graph, jobs, maintenance, memories, notebooks, persona, providers, recall,
-    spaces, tokens, tuning, writes,
+    spaces, tokens, tuning, workspaces, writes,
 )
 
 app_name = "dashboard"
@@ -72,4 +72,7 @@ urlpatterns = [
     # writes to third-party spaces, with receipts and re-checks
     path("writes/", writes.write_list, name="writes"),
     path("writes/<int:write_id>/recheck", writes.write_recheck, name="write-recheck"),
+    # workspaces agents named, and whether the hub may write MEMORY.md into them
+    path("workspaces/", workspaces.workspace_list, name="workspaces"),
+    path("workspaces/<slug:slug>/export", workspaces.workspace_export, name="workspace_export"),
 ]

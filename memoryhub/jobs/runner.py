@@ -20,6 +20,7 @@ from django.utils import timezone
 from django_q.conf import Conf
 from django_q.tasks import async_task
 
+from memoryhub.core.redaction import redact, redact_value
 from memoryhub.jobs import registry
 from memoryhub.jobs.models import Job
 
@@ -30,7 +31,8 @@ def enqueue(kind: str, *, space=None, params: dict | None = None, user=None, lab
     """Create the Job row and hand it to the worker once the surrounding transaction commits."""
     if kind not in registry.JOBS:
         raise KeyError(kind)
-    job = Job.objects.create(kind=kind, label=label or registry.JOBS[kind].label, space=space, params=params or {},
+    job = Job.objects.create(kind=kind, label=redact(label or registry.JOBS[kind].label).text, space=space,
+                             params=params or {},
                              created_by=user if getattr(user, "is_authenticated", False) else None)
     if Conf.SYNC:
         _dispatch(job.pk)
@@ -88,10 +90,12 @@ def execute(job_id: int) -> None:
         result = registry.JOBS[job.kind].run(job) or {}
     except Exception as exc:  # recorded for people; the log keeps the traceback
         log.exception("job %s (%s) failed", job.pk, job.kind)
-        Job.objects.filter(pk=job.pk).update(status=Job.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000],
+        Job.objects.filter(pk=job.pk).update(status=Job.Status.FAILED,
+                                             error=redact(f"{type(exc).__name__}: {exc}").text[:2000],
                                              finished_at=timezone.now())
         return
-    Job.objects.filter(pk=job.pk).update(status=Job.Status.SUCCEEDED, progress=100, result=result,
+    # People read results (an import's preview quotes the source): what the writes redact, the result does too.
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.SUCCEEDED, progress=100, result=redact_value(result),
                                          finished_at=timezone.now())
 
 

@@ -12,6 +12,7 @@ from mcp.server import Server, ServerRequestContext
 from memoryhub import __version__
 from memoryhub.agents.calls import api_error
 from memoryhub.core.errors import ApiError, bad
+from memoryhub.core.redaction import opaque_id
 from memoryhub.mcp import bridge
 from memoryhub.tools import registry
 
@@ -30,7 +31,7 @@ def session_for(ctx: ServerRequestContext, arguments: dict[str, Any]) -> str:
     chosen = (explicit or headers.get(SESSION_HEADER) or headers.get("mcp-session-id") or DEFAULT_SESSION).strip()
     if len(chosen) > MAX_SESSION_ID:
         raise bad(f"session_id is longer than {MAX_SESSION_ID} characters", "session_id")
-    return chosen
+    return opaque_id(chosen)
 
 
 def as_text(payload: dict[str, Any]) -> list[types.TextContent]:

@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 from django.db import models
 from django.utils import timezone
 
+from memoryhub.core.redaction import redact
 from providers.registry import PROVIDERS
 
 PROVIDER_KINDS = [(kind, kind) for kind in PROVIDERS]  # the registry is the list; no second copy of it here
@@ -16,19 +17,27 @@ SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
 
 
 def workspace_slug_for_path(path: str) -> str:
-    """Directory name + first 8 hex of sha1 of the absolute path: moving a directory never mixes stores."""
-    name = PurePosixPath(path).name or "root"
+    """Directory name + first 8 hex of sha1 of the absolute path: moving a directory never mixes stores.
+
+    A secret in the name (a key pasted as a directory name) is redacted: slugs show up in job labels and URLs."""
+    name = redact(PurePosixPath(path).name).text or "root"
     name = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-") or "ws"
     return f"{name[:60]}-{hashlib.sha1(path.encode()).hexdigest()[:8]}"
 
 
 class Workspace(models.Model):
+    """An agent's working directory. Agents may name one, but the hub writes into it only once a person said so."""
+
     slug = models.SlugField(max_length=80, unique=True)
     name = models.CharField(max_length=200)
     path = models.CharField(max_length=1000, blank=True, help_text="The agent's working directory, if known.")
+    export_memory_md = models.BooleanField(
+        default=False, help_text="Write MEMORY.md into the directory. Off until a person switches it on: an agent "
+                                 "naming a path must not make the hub write files there.")
     export_vault = models.BooleanField(
         default=False, help_text="Include vault spaces in MEMORY.md (off: the file would leak what agents may not read)."
     )
+    created_by = models.CharField(max_length=200, blank=True, help_text="Who first named it (an agent's token, or hub).")
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

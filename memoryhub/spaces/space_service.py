@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from memoryhub.audit.models import record
 from memoryhub.core.errors import ApiError, bad
+from memoryhub.core.redaction import redact
 from memoryhub.spaces.models import SLUG_RE, MemorySpace, Workspace
 from providers.registry import PROVIDERS, get_provider_class
 
@@ -57,6 +58,7 @@ def create_space(*, slug: str, name: str, actor: str, user=None, provider: str =
                  settings: dict | None = None) -> MemorySpace:
     """A new space a person or an agent asked for; `conflict` when the slug is taken."""
     config = config or {}
+    name, description = redact(name).text, redact(description).text
     check_slug(slug)
     check_provider(provider)
     check_access(access)
@@ -96,6 +98,9 @@ def update_space(space: MemorySpace, *, actor: str, user=None, **changes) -> Mem
         check_access(changes["access"])
     if "config" in changes:
         check_config(space.provider, changes["config"])
+    for text in ("name", "description"):
+        if isinstance(changes.get(text), str):
+            changes[text] = redact(changes[text]).text
     for name, value in changes.items():
         setattr(space, name, value)
     with transaction.atomic():

@@ -11,6 +11,7 @@ from django.db.models import Q
 from memoryhub.access import policy
 from memoryhub.access.call import Call
 from memoryhub.core.errors import bad
+from memoryhub.core.redaction import redact
 from memoryhub.memories.models import CATEGORIES, Entry
 from memoryhub.tools import args as A
 from memoryhub.tools.base import SPACE, tool
@@ -57,7 +58,7 @@ def memory_request(call: Call, session_id: str, args: dict) -> dict:
     spaces = policy.vault_spaces(call, args, workspace)
     categories = categories_arg(args)
     start, end = A.moment(args, "from"), period_end(args)
-    query = A.text(args, "query", max_len=500).strip()
+    query = redact(A.text(args, "query", max_len=500)).text.strip()  # kept in the criteria and the audit log
     limit = A.integer(args, "limit", default=DEFAULT_LIMIT, low=1, high=MAX_LIMIT)
     entries = policy.of_visible_origin(call, Entry.objects.live().filter(space__in=spaces))
     if categories:

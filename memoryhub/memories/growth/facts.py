@@ -14,6 +14,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from memoryhub.core.ids import row_id
+from memoryhub.core.redaction import redact
 from memoryhub.memories.growth.fact_rules import Claim, extract, is_real_path
 from memoryhub.memories.models import Entry, Fact, Method
 from memoryhub.spaces.models import MemorySpace
@@ -69,8 +70,8 @@ def apply_claims(space: MemorySpace, claims: Iterable[Claim], *, source_entry: E
 def assert_fact(space: MemorySpace, subject: str, predicate: str, value: str, *, negative: bool = False,
                 origin: str = "local", method: str = Method.MANUAL, source_entry: Entry | None = None) -> FactChanges:
     """Assert one fact: same value refreshes, a new single value replaces the old, a negative kills only its match."""
-    value = " ".join(str(value).split())
-    subject = (subject or "user").strip()[:100]
+    value = " ".join(redact(str(value)).text.split())
+    subject = redact(subject or "user").text.strip()[:100] or "user"
     if (not value or len(value) > MAX_VALUE_CHARS or not _PREDICATE_SHAPE.match(predicate)
             or (predicate == "path" and not is_real_path(value))):
         return FactChanges()

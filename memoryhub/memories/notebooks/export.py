@@ -4,13 +4,18 @@ A change to what the file shows (heard from the write gateway) only schedules a 
 per-workspace cache flag makes a burst of changes enqueue one `memory_md` job, which clears the
 flag first, so a change landing mid-render queues the next one. Vault spaces are left out unless
 the workspace's `export_vault` is on.
+
+Agents name workspace paths, so the hub writes only where a person switched `export_memory_md`
+on, and only at that very path: the directory must be what it says (no symlink on the way, its
+real path is the path itself) and the file is created and renamed relative to the directory it
+opened (O_NOFOLLOW, dir_fd), so a link planted between the check and the write cannot redirect it.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 from django.core.cache import cache
@@ -53,23 +58,38 @@ def render(workspace: Workspace) -> str:
     return "\n".join([head, *(block(e) for e in entries_for(workspace).iterator())])
 
 
-def write_file(workspace: Workspace) -> Path | None:
-    """Replace <workspace>/MEMORY.md atomically when the workspace has a writable directory."""
-    if not workspace.path or not os.path.isdir(workspace.path) or not os.access(workspace.path, os.W_OK):
-        return None
-    target = Path(workspace.path) / FILENAME
-    fd, tmp = tempfile.mkstemp(dir=workspace.path, prefix=f".{FILENAME}.", suffix=".tmp")
+class NotWritten(Exception):
+    """Why the hub did not write a workspace's MEMORY.md (export off, no such directory, a symlink)."""
+
+
+def write_file(workspace: Workspace) -> Path:
+    """Replace <workspace>/MEMORY.md atomically, only where a person switched export on; raises NotWritten."""
+    if not workspace.export_memory_md:
+        raise NotWritten("MEMORY.md export is off for this workspace (a person switches it on in the dashboard)")
+    path = workspace.path
+    if not path or not os.path.isabs(path) or os.path.normpath(path) != path or os.path.realpath(path) != path:
+        raise NotWritten(f"{path!r} is not a plain absolute directory path (a symlink on the way is refused)")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(render(workspace))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+        directory = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as exc:
+        raise NotWritten(f"cannot open {path}: {exc.strerror}") from exc
+    tmp = f".{FILENAME}.{secrets.token_hex(6)}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(render(workspace))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, FILENAME, src_dir_fd=directory, dst_dir_fd=directory)  # replaces a link, never follows it
+        except BaseException:
+            os.unlink(tmp, dir_fd=directory)
+            raise
+    except OSError as exc:
+        raise NotWritten(f"cannot write {path}/{FILENAME}: {exc.strerror}") from exc
+    finally:
+        os.close(directory)
+    return Path(path) / FILENAME
 
 
 def pending_key(workspace_id: int) -> str:
@@ -77,11 +97,15 @@ def pending_key(workspace_id: int) -> str:
 
 
 def regenerate(workspace_id: int) -> str:
-    """Clear the flag, then rewrite the file; returns where it went ("" when the workspace has no directory)."""
+    """Clear the flag, then rewrite the file; returns where it went, or why it was not written."""
     cache.delete(pending_key(workspace_id))
     workspace = Workspace.objects.filter(pk=workspace_id).first()
-    target = write_file(workspace) if workspace else None
-    return str(target or "")
+    if workspace is None:
+        return "the workspace is gone"
+    try:
+        return str(write_file(workspace))
+    except NotWritten as exc:
+        return str(exc)
 
 
 def regenerate_job(job) -> dict:
@@ -106,6 +130,6 @@ def on_entries_changed(sender, space: MemorySpace, operation: str, **kwargs) -> 
 def schedule(space: MemorySpace) -> None:
     """After the change commits, queue one regeneration of the space's workspace file (if it shows this space)."""
     workspace = space.workspace
-    if workspace is None or (space.is_vault and not workspace.export_vault):
+    if workspace is None or not workspace.export_memory_md or (space.is_vault and not workspace.export_vault):
         return
     transaction.on_commit(lambda: enqueue(workspace))

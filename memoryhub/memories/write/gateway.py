@@ -26,7 +26,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from memoryhub.core import sql
-from memoryhub.core.redaction import redact
+from memoryhub.core.redaction import opaque_id, redact
 from memoryhub.jobs import runner
 from memoryhub.memories import remote
 from memoryhub.memories.growth import facts
@@ -121,7 +121,9 @@ def write(space: MemorySpace, draft: Draft, *, actor: str = "") -> Written:
 
 
 def _redacted(draft: Draft) -> tuple[Draft, int]:
-    """The draft with every secret replaced, and how many there were; a turn's own fields follow from it."""
+    """The draft with every secret replaced, and how many there were; a turn's own fields follow from it.
+
+    Ids that group entries (session, idempotency key) keep their identity: a secret in one becomes a digest."""
     count = 0
 
     def clean(text: str) -> str:
@@ -134,7 +136,9 @@ def _redacted(draft: Draft) -> tuple[Draft, int]:
 
     user, assistant = clean(draft.user), clean(draft.assistant)
     draft = replace(draft, user=user, assistant=assistant, title=clean(draft.title), body=clean(draft.body),
-                    summary=clean(draft.summary), tags=[clean(t) for t in draft.tags])
+                    summary=clean(draft.summary), tags=[clean(t) for t in draft.tags],
+                    related=[clean(r) for r in draft.related], channel=clean(draft.channel),
+                    session_id=opaque_id(draft.session_id), idempotency_key=opaque_id(draft.idempotency_key))
     if draft.kind == Kind.TURN and (user or assistant):
         question, answer = rule_summary(user, 120), rule_summary(assistant, 120)
         draft.body = f"User: {user}\n\nAssistant: {assistant}".strip()

@@ -1,0 +1,44 @@
+"""Workspaces: the directories agents named, who named them, and whether the hub may write MEMORY.md there.
+
+An agent naming a path never makes the hub write into it: a person switches each workspace's
+MEMORY.md export on here (memories/notebooks/export.py writes only where it is on).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from memoryhub.audit.models import record
+from memoryhub.memories.notebooks import export
+from memoryhub.spaces.models import Workspace
+
+
+@require_GET
+@login_required
+def workspace_list(request: HttpRequest) -> HttpResponse:
+    workspaces = Workspace.objects.annotate(space_count=Count("spaces")).order_by("name", "slug")
+    return render(request, "dashboard/workspaces.html", {"nav": "workspaces", "workspaces": workspaces})
+
+
+@require_POST
+@login_required
+def workspace_export(request: HttpRequest, slug: str) -> HttpResponse:
+    """Switch MEMORY.md export on or off (form field `export`: 1 or 0); switching on writes the file soon after."""
+    workspace = get_object_or_404(Workspace, slug=slug)
+    on = request.POST.get("export") == "1"
+    Workspace.objects.filter(pk=workspace.pk).update(export_memory_md=on)
+    workspace.export_memory_md = on
+    record(request.user.get_username(), "workspace.export_on" if on else "workspace.export_off", workspace.slug,
+           user=request.user, path=workspace.path)
+    if on:
+        export.enqueue(workspace)
+        messages.success(request, _("MEMORY.md will be written to %(path)s.") % {"path": workspace.path})
+    else:
+        messages.success(request, _("The hub no longer writes MEMORY.md to %(path)s.") % {"path": workspace.path})
+    return redirect("dashboard:workspaces")
