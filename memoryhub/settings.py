@@ -2,10 +2,13 @@
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from memoryhub.core.files import private_dir, private_file
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -39,10 +42,8 @@ def envfloat(name: str, default: float) -> float:
         raise ImproperlyConfigured(f"{name} must be a number, got {value!r}") from exc
 
 
-DATA_DIR = Path(os.environ.get("MEMORYHUB_DATA_DIR") or BASE_DIR / "data").resolve()
-DATA_DIR.mkdir(parents=True, exist_ok=True)
-STATE_DIR = DATA_DIR / "state"
-STATE_DIR.mkdir(parents=True, exist_ok=True)
+DATA_DIR = private_dir(Path(os.environ.get("MEMORYHUB_DATA_DIR") or BASE_DIR / "data").resolve())
+STATE_DIR = private_dir(DATA_DIR / "state")
 
 
 def _secret_key() -> str:
@@ -81,6 +82,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "django_q",
+    "axes",
     "memoryhub.audit",
     "memoryhub.agents",
     "memoryhub.spaces",
@@ -103,6 +105,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks: it turns a lockout into the page below
 ]
 
 ROOT_URLCONF = "memoryhub.urls"
@@ -134,6 +137,9 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    _db_name = str(DATABASES["default"]["NAME"])
+    if _db_name not in ("", ":memory:") and not _db_name.startswith("file:"):
+        private_file(Path(_db_name))  # before SQLite creates it with the umask's mode
     # WAL lets readers and the worker run beside one writer; IMMEDIATE avoids
     # lock-upgrade deadlocks between web and worker processes.
     DATABASES["default"]["OPTIONS"] = {
@@ -152,6 +158,16 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+# Login throttling (django-axes): after MEMORYHUB_LOGIN_FAILURES wrong passwords for one username from one
+# address, that pair is refused for MEMORYHUB_LOGIN_COOLOFF_MINUTES; a right password resets the count.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = envint("MEMORYHUB_LOGIN_FAILURES", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("MEMORYHUB_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "memoryhub.dashboard.views.login.locked_out"
+AXES_DISABLE_ACCESS_LOG = True  # failures are kept; successful logins need no second log
+AXES_VERBOSE = False
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard:home"
 LOGOUT_REDIRECT_URL = "login"
@@ -240,6 +256,8 @@ MEMORYHUB = {
     "EMBEDDINGS_QUERY_TIMEOUT": envfloat("MEMORYHUB_EMBEDDINGS_QUERY_TIMEOUT", 2.0),
     "EMBEDDINGS_MIN_SIMILARITY": envfloat("MEMORYHUB_EMBEDDINGS_MIN_SIMILARITY", 0.3),
     "RATE_LIMIT_PER_MINUTE": envint("MEMORYHUB_RATE_LIMIT_PER_MINUTE", 600),
+    # Vault requests one agent session may file (each asks a person for attention; #21).
+    "VAULT_REQUESTS_PER_SESSION": envint("MEMORYHUB_VAULT_REQUESTS_PER_SESSION", 20),
     "JOB_RETENTION_DAYS": envint("MEMORYHUB_JOB_RETENTION_DAYS", 30),
     "NOTEBOOK_MEMORY_CHARS": envint("MEMORYHUB_NOTEBOOK_MEMORY_CHARS", 2200),
     "NOTEBOOK_USER_CHARS": envint("MEMORYHUB_NOTEBOOK_USER_CHARS", 1375),

@@ -44,6 +44,12 @@ def request(api, session_id="s1", **criteria):
     return result(api.tool("memory_request", session_id=session_id, **criteria))
 
 
+def matched(answer) -> int:
+    """How many entries a request caught, as the person deciding it sees (the agent's answer never says)."""
+    assert answer["matched"] is None
+    return AccessRequest.objects.get(pk=answer["request_id"]).matched
+
+
 def approve(request_id, ids, user):
     return grants.approve(AccessRequest.objects.get(pk=request_id), ids, user)
 
@@ -57,11 +63,11 @@ def test_vault_entries_never_reach_search_recall_or_context(api, diary):
     assert "lighthouse" not in api.post("context", {"session_id": "s1", "query": "lighthouse"}).json()["text"]
 
 
-def test_request_answers_only_an_id_and_a_count(api, diary):
+def test_request_answers_only_an_id(api, diary):
     save(api, "Deployed v2", body="secret body")
     save(api, "Fell into a pit", category="pitfall")
     answer = request(api, category="progress")
-    assert set(answer) == {"request_id", "matched"} and answer["matched"] == 1
+    assert set(answer) == {"request_id", "matched"} and matched(answer) == 1
     assert "Deployed" not in str(answer) and "secret" not in str(answer)
     req = AccessRequest.objects.get(pk=answer["request_id"])
     assert req.session_id == "s1" and req.token == api.token and req.status == "pending"
@@ -74,13 +80,13 @@ def test_request_filters_by_category_period_keyword_project_and_limit(api, diary
     new = save(api, "New decision about 数据库", category="decision", at="2026-03-01T23:30:00+00:00")
     save(api, "Tagged one", category="experience", tags=["Kites", "风筝"])
     save(api, "Project note", category="decision", space=other.slug)
-    assert request(api, category="decision")["matched"] == 3
-    assert request(api, category="decision", **{"from": "2026-02-01", "to": "2026-03-01"})["matched"] == 1
-    assert request(api, **{"to": "2026-02-01"})["matched"] == 1
-    assert request(api, query="数据库 DECISION")["matched"] == 1
-    assert request(api, query="kites")["matched"] == 1 and request(api, query="风筝")["matched"] == 1
-    assert request(api, project="/home/w/proj")["matched"] == 1
-    assert request(api, project=workspace.slug, space="diary")["matched"] == 0
+    assert matched(request(api, category="decision")) == 3
+    assert matched(request(api, category="decision", **{"from": "2026-02-01", "to": "2026-03-01"})) == 1
+    assert matched(request(api, **{"to": "2026-02-01"})) == 1
+    assert matched(request(api, query="数据库 DECISION")) == 1
+    assert matched(request(api, query="kites")) == 1 and matched(request(api, query="风筝")) == 1
+    assert matched(request(api, project="/home/w/proj")) == 1
+    assert matched(request(api, project=workspace.slug, space="diary")) == 0
     narrowed = request(api, category="decision", space="diary", limit=1)
     assert list(AccessRequest.objects.get(pk=narrowed["request_id"]).entries.values_list("pk", flat=True)) == [int(new)]
 
@@ -101,16 +107,27 @@ def test_request_covers_only_spaces_and_origins_the_token_may_see(api_factory, d
     save(local, "local thing")
     bot = api_factory(name="bot", origin="qq", spaces=[diary])
     save(bot, "qq thing")
-    assert request(bot)["matched"] == 1
+    assert matched(request(bot)) == 1
     error(bot.tool("memory_request", space=hidden.slug), 403)
-    assert request(local)["matched"] == 3
+    assert matched(request(local)) == 3
 
 
-def test_nothing_matched_closes_the_request_at_once(api, diary):
-    answer = request(api, query="absent")
-    assert answer["matched"] == 0
-    assert AccessRequest.objects.get(pk=answer["request_id"]).status == "closed"
-    assert result(api.tool("memory_status"))["pending"] == []
+def test_a_request_matching_nothing_still_reaches_a_person(api, diary):
+    """Closing it at once (or counting 0) would tell the agent that nothing in the vault has those words."""
+    save(api, "Deployed v2", body="the boiler code is 4711")
+    empty, full = request(api, query="absent"), request(api, query="4711")
+    assert empty.keys() == full.keys() and empty["matched"] is full["matched"] is None
+    assert set(AccessRequest.objects.values_list("status", flat=True)) == {"pending"}
+    assert [p["matched"] for p in result(api.tool("memory_status"))["pending"]] == [None, None]
+
+
+def test_a_session_files_a_limited_number_of_requests(api, diary, settings):
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "VAULT_REQUESTS_PER_SESSION": 3}
+    for word in ("a", "b", "c"):
+        request(api, query=word)
+    assert error(api.tool("memory_request", query="d"), 429, "rate_limited")
+    assert AccessRequest.objects.count() == 3
+    request(api, session_id="another", query="d")
 
 
 def test_status_lists_this_sessions_pending_requests_and_grants(api, diary, person):
@@ -121,7 +138,7 @@ def test_status_lists_this_sessions_pending_requests_and_grants(api, diary, pers
     request(api, session_id="other")
     approve(granted["request_id"], [int(first)], person)
     status = result(api.tool("memory_status"))
-    assert status == {"pending": [{"request_id": waiting["request_id"], "matched": 1,
+    assert status == {"pending": [{"request_id": waiting["request_id"], "matched": None,
                                    "criteria": {"query": "one", "limit": 50}}],
                       "grants": [{"request_id": granted["request_id"], "entries": 1}]}
 

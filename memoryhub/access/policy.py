@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db.models import Q, QuerySet
 
 from memoryhub.access.call import Call
@@ -285,6 +286,14 @@ def own_requests(call: Call, session_id: str) -> QuerySet[AccessRequest]:
     return AccessRequest.objects.filter(token=call.token, session_id=session_id)
 
 
+def may_file_request(call: Call, session_id: str) -> None:
+    """A session files at most VAULT_REQUESTS_PER_SESSION requests: each one asks a person for attention."""
+    limit = settings.MEMORYHUB["VAULT_REQUESTS_PER_SESSION"]
+    if own_requests(call, session_id).count() >= limit:
+        raise ApiError("rate_limited", f"this session already filed {limit} vault requests; wait for a person's "
+                                       "decision (memory_status) or start a new session")
+
+
 def own_live_grants(call: Call, session_id: str) -> QuerySet[Grant]:
     return Grant.objects.filter(request__token=call.token, session_id=session_id, ended_at__isnull=True,
                                 revoked_at__isnull=True)
@@ -299,7 +308,7 @@ def readable_grant(call: Call, session_id: str, request_id: str) -> Grant:
         raise ApiError("forbidden", "this request belongs to another session", "request_id")
     reasons = {AccessRequest.Status.PENDING: "is still waiting for a person's decision",
                AccessRequest.Status.DENIED: "was denied",
-               AccessRequest.Status.CLOSED: "is closed (nothing matched, or the session ended first)"}
+               AccessRequest.Status.CLOSED: "is closed (the session ended first)"}
     if req.status in reasons:
         raise ApiError("forbidden", f"request {req.id} {reasons[req.status]}", "request_id")
     grant = req.grant

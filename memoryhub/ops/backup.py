@@ -18,6 +18,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
+from memoryhub.core.files import private_dir, private_file
+
 DB_MEMBER = "memoryhub.sqlite3"
 STATE_FILES = {"secrets": "state/memory-providers.json", "secret_key": "state/secret_key"}
 MANIFEST = "manifest.json"
@@ -56,7 +58,7 @@ def _add(archive: tarfile.TarFile, name: str, data: bytes) -> None:
 def backup(to_dir: Path) -> Path:
     """Write `memoryhub-backup-<UTC time>.tar.gz` (mode 0600) into `to_dir` and return its path."""
     db = database_path()
-    to_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(to_dir)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     target = to_dir / f"memoryhub-backup-{stamp}.tar.gz"
     with tempfile.TemporaryDirectory() as tmp:
@@ -109,7 +111,7 @@ def restore(archive_path: Path, *, force: bool = False) -> dict[str, str]:
         try:
             if src.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
                 raise BackupError("the archived database fails SQLite's integrity check")
-            db.parent.mkdir(parents=True, exist_ok=True)
+            private_file(private_dir(db.parent) / db.name)
             dst = sqlite3.connect(db, timeout=20)
             try:
                 src.backup(dst)  # through SQLite, so an existing WAL cannot resurrect old pages

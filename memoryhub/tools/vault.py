@@ -45,8 +45,9 @@ def mentions(word: str) -> Q:
             | Q(tags__icontains=json.dumps(word)[1:-1]))
 
 
-@tool("memory_request", "Ask a person to open vault memories matching these criteria. Returns only how many matched; "
-      "once a person approves, read them with memory_read.",
+@tool("memory_request", "Ask a person to open vault memories matching these criteria. Every request reaches a person, "
+      "even one matching nothing; the answer tells nothing about the vault (matched is null until a person decides). "
+      "Once a person approves, memory_status shows how many entries were opened; read them with memory_read.",
       {"project": {"type": "string", "description": "A workspace slug or absolute path."},
        "category": {"type": "string", "enum": CATEGORIES},
        "from": {"type": "string", "format": "date-time", "description": "Earliest time (a date means its start)."},
@@ -54,6 +55,7 @@ def mentions(word: str) -> Q:
        "query": {"type": "string", "description": "Keywords; every word must appear."},
        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT}, "space": SPACE})
 def memory_request(call: Call, session_id: str, args: dict) -> dict:
+    policy.may_file_request(call, session_id)
     workspace = policy.project_workspace(A.text(args, "project", max_len=1000))
     spaces = policy.vault_spaces(call, args, workspace)
     categories = categories_arg(args)
@@ -76,7 +78,8 @@ def memory_request(call: Call, session_id: str, args: dict) -> dict:
     }.items() if value}
     criteria["limit"] = limit
     req = grants.file_request(call.token, session_id, criteria, spaces, ids)
-    return {"request_id": req.id, "matched": len(ids)}
+    # No count: answers that differ by what matched would let an agent test the vault's text word by word.
+    return {"request_id": req.id, "matched": None}
 
 
 @tool("memory_status", "This session's vault requests still waiting for a person, and its live grants (no content).",
@@ -84,7 +87,7 @@ def memory_request(call: Call, session_id: str, args: dict) -> dict:
 def memory_status(call: Call, session_id: str, args: dict) -> dict:
     pending = policy.own_requests(call, session_id).filter(status=AccessRequest.Status.PENDING)
     return {
-        "pending": [{"request_id": r.id, "matched": r.matched, "criteria": r.criteria} for r in pending],
+        "pending": [{"request_id": r.id, "matched": None, "criteria": r.criteria} for r in pending],
         "grants": [{"request_id": g.request_id, "entries": g.entries.live().count()}
                    for g in policy.own_live_grants(call, session_id)],
     }

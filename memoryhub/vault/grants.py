@@ -42,13 +42,11 @@ def expire_idle() -> int:
 
 
 def file_request(token, session_id: str, criteria: dict, spaces: list, entry_ids: list[int]) -> AccessRequest:
-    """An agent's request over what matched its criteria now; with no match it is closed at once."""
+    """An agent's request over what matched its criteria now; it waits for a person even when nothing matched
+    (closing it at once would tell the agent so)."""
     with transaction.atomic():
-        req = AccessRequest.objects.create(
-            token=token, session_id=session_id, criteria=criteria, matched=len(entry_ids),
-            status=AccessRequest.Status.PENDING if entry_ids else AccessRequest.Status.CLOSED,
-            decided_at=None if entry_ids else timezone.now(),
-        )
+        req = AccessRequest.objects.create(token=token, session_id=session_id, criteria=criteria,
+                                           matched=len(entry_ids), status=AccessRequest.Status.PENDING)
         req.spaces.set(spaces)
         req.entries.set(entry_ids)
         record(token.actor, "vault.request", req.id, session=session_id, criteria=criteria, entries=entry_ids)

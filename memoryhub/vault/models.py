@@ -18,7 +18,7 @@ class AccessRequest(models.Model):
         PENDING = "pending", "pending"
         APPROVED = "approved", "approved"
         DENIED = "denied", "denied"
-        CLOSED = "closed", "closed"  # nothing matched, or the session ended before a decision
+        CLOSED = "closed", "closed"  # the session ended before a decision
 
     id = models.CharField(primary_key=True, max_length=40, default=new_request_id, editable=False)
     token = models.ForeignKey("agents.ApiToken", null=True, on_delete=models.SET_NULL, related_name="requests")

@@ -1,0 +1,84 @@
+"""Hardening (#21, rule 7): a private data directory and database, and throttled logins."""
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_a_new_data_directory_and_its_database_are_private(tmp_path):
+    """Made by the hub under a permissive umask: the directory 0700, the database and its WAL files 0600."""
+    data = tmp_path / "fresh" / "data"
+    env = {**os.environ, "MEMORYHUB_DATA_DIR": str(data)}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    script = ("import os; os.umask(0o022); import django; os.environ['DJANGO_SETTINGS_MODULE'] = 'memoryhub.settings';"
+              "django.setup(); from django.core.management import call_command; call_command('migrate', verbosity=0);"
+              "from django.db import connection; connection.cursor().execute('CREATE TABLE probe (x)')")
+    subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, check=True, timeout=300, capture_output=True)
+    assert mode(data) == 0o700 and mode(data / "state") == 0o700
+    database = data / "memoryhub.sqlite3"
+    assert database.stat().st_size > 0 and mode(database) == 0o600
+    for extra in ("memoryhub.sqlite3-wal", "memoryhub.sqlite3-shm", "state/secret_key"):
+        if (data / extra).exists():
+            assert mode(data / extra) == 0o600, extra
+
+
+def test_an_existing_data_directory_keeps_the_mode_a_person_gave_it(tmp_path):
+    from memoryhub.core.files import private_dir, private_file
+
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o750)
+    os.chmod(shared, 0o750)
+    private_dir(shared)
+    assert mode(shared) == 0o750
+    assert mode(private_file(shared / "db")) == 0o600
+
+
+@pytest.fixture
+def person(db):
+    return get_user_model().objects.create_user("carol", password="right-password", is_staff=True)
+
+
+def login(client, password, username="carol"):
+    return client.post("/login/", {"username": username, "password": password})
+
+
+def test_logins_are_throttled_after_repeated_wrong_passwords(client, person, settings):
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert login(client, "guess").status_code == 200  # the form again, "wrong username or password"
+    assert login(client, "guess").status_code == 429  # the limit-th failure locks the pair
+    locked = login(client, "right-password")
+    assert locked.status_code == 429 and "Too many wrong passwords" in locked.content.decode()
+    assert "_auth_user_id" not in client.session
+    assert login(client, "guess", username="dave").status_code == 200  # another username is not locked
+
+
+def test_a_right_password_before_the_limit_resets_the_count(client, person, settings):
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        login(client, "guess")
+    assert login(client, "right-password").status_code == 302
+    client.logout()
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        login(client, "guess")
+    assert login(client, "right-password").status_code == 302
+
+
+def test_the_lockout_ends_after_the_cool_off(client, person, settings):
+    from axes.models import AccessAttempt
+    from django.utils import timezone
+
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        login(client, "guess")
+    assert login(client, "right-password").status_code == 429
+    AccessAttempt.objects.update(attempt_time=timezone.now() - settings.AXES_COOLOFF_TIME * 2)
+    assert login(client, "right-password").status_code == 302
