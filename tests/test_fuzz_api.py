@@ -16,10 +16,17 @@ KEYS = sorted({"session_id", "user", "assistant", "space", "workspace", "query",
               | {k for t in tools.TOOLS.values() for k in t.schema()["function"]["parameters"]["properties"]})
 FUZZ = hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
+# #21: lone surrogates, NUL and non-characters (which st.text leaves out), ids in non-ASCII digits, huge digit runs.
+hostile_text = st.text(alphabet=st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF), max_size=20) \
+    | st.sampled_from(["\ud800", "a\udfffb", "\x00", "x\ufffe", "\U0010ffff", "²", "١٢", "t²", "１", "t٣",
+                       "9" * 40, "default:1", "t" + "9" * 30])
 scalars = st.none() | st.booleans() | st.integers(-2**63, 2**63) | st.floats(allow_nan=False, allow_infinity=False) \
-    | st.text(max_size=40) | st.sampled_from(["", "default", "all", "local", "list", "get", "set", "fact", "1", "-1",
-                                             "2024-01-01T00:00:00+00:00", "/tmp/x", "../..", "x" * 5000])
-keys = st.sampled_from(KEYS) | st.text(max_size=12)
+    | st.text(max_size=40) | hostile_text | st.sampled_from(["", "default", "all", "local", "list", "get", "set", "fact",
+                                                             "1", "-1", "2024-01-01T00:00:00+00:00", "/tmp/x", "../..",
+                                                             "x" * 5000])
+# Declared names, misspellings of them (unknown arguments must be refused by name) and anything at all.
+keys = st.sampled_from(KEYS) | st.sampled_from([k[:-1] + "x" for k in KEYS if len(k) > 2]) | st.text(max_size=12) \
+    | hostile_text
 json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=5),
                            max_leaves=12)
 bodies = st.dictionaries(keys, json_values, max_size=8) | json_values
@@ -62,6 +69,26 @@ def test_any_arguments_to_a_tool_are_a_clean_answer(api, unlimited, name):
 @given(raw=st.binary(max_size=200) | st.text(max_size=200).map(str.encode))
 def test_bytes_that_are_not_json_are_a_clean_answer(api, unlimited, raw):
     assert_clean(api.post("turns", raw=raw))
+
+
+@pytest.mark.parametrize("name", TOOL_NAMES)
+def test_hostile_ids_and_unknown_arguments_are_refused_by_name(api, unlimited, name):
+    """Every tool: an argument it does not declare is a 400 naming it, whatever else the call holds."""
+    @FUZZ
+    @given(arguments=st.dictionaries(st.sampled_from(KEYS), json_values, max_size=4), unknown=keys, value=json_values)
+    def check(arguments, unknown, value):
+        declared = tools.TOOLS[name].schema()["function"]["parameters"]["properties"]
+        if unknown in declared or unknown == "session_id":
+            return
+        arguments = {k: v for k, v in arguments.items() if k in declared} | {unknown: value}
+        response = api.post(f"tools/{name}", raw=json.dumps({"session_id": "s", "arguments": arguments}))
+        assert_clean(response)
+        assert response.status_code == 400, response.content
+        field = response.json()["error"]["field"]
+        named = [unknown or '""', json.dumps(unknown)[1:-1], *arguments]  # the unknown one, or bad text met before it
+        assert any(field == n or field.startswith((f"{n}[", f"{n}.")) for n in named), (field, named)
+
+    check()
 
 
 @pytest.mark.parametrize("depth", [33, 2000, 200_000])

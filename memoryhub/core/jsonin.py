@@ -26,7 +26,8 @@ def field_name(path: tuple, skip: tuple = ()) -> str:
         path = path[len(skip):]
     name = ""
     for part in path:
-        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
+        key = str(part) or '""'  # an empty key is still named
+        name += f"[{part}]" if isinstance(part, int) else (f".{key}" if name else key)
     return name
 
 
@@ -45,9 +46,9 @@ def check(value: Any, *, skip: tuple = (), max_depth: int = MAX_DEPTH) -> None:
                           "or a non-character)", field_name(path, skip) or None)
         elif isinstance(item, dict):
             for key, inner in item.items():
-                if BAD_CHARACTER.search(key):
+                if BAD_CHARACTER.search(key):  # named with JSON escapes: the name itself cannot be shown
                     raise bad("a field name contains NUL, a lone surrogate or a non-character",
-                              field_name(path, skip) or None)
+                              field_name((*path, json.dumps(key)[1:-1]), skip))
                 stack.append((inner, (*path, key)))
         elif isinstance(item, list):
             stack.extend((inner, (*path, i)) for i, inner in enumerate(item))

@@ -1,0 +1,202 @@
+"""The access matrix (#21): every tool of the registry × {local, qq, space-restricted token} × {open, vault,
+third-party space} × {read, change}, checked against the rules of docs/api.md, not against the policy code.
+
+Each space holds a record of each origin carrying a marker word (`mk<origin><space>`): a fact, a profile
+and an entry natively, a record in the third-party store. After every call, (1) the answer may show only
+markers the caller may see, (2) no state the caller may not change has changed, (3) refusals are the
+documented ones. A tool added to the registry without a row in CALLS fails here, so it is covered the day
+it lands.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memoryhub.agents.models import ApiToken
+from memoryhub.memories.models import Entry, Fact, Persona
+from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.services import provider_for, save_service
+from memoryhub.tools import registry
+from memoryhub.vault.models import AccessRequest
+from tests.conftest import Api
+
+pytestmark = pytest.mark.django_db
+
+SPACES = ("open", "vault", "third")
+TOKENS = ("local", "qq", "restricted")
+ORIGIN = {"local": "local", "qq": "qq", "restricted": "local"}
+
+
+def marker(origin: str, space: str) -> str:
+    return f"mk{origin}{space}"
+
+
+# How each tool is called to read and to change, given the space and the id of that space's local record.
+# None: the tool has no such mode. Rows are (arguments, the marker a permitted call must show, if any).
+CALLS = {
+    "memory_save": {"change": lambda s, rid: ({"category": "fact", "title": "new", "body": "mknewsave", "space": s},
+                                              None)},
+    "memory_note": {"change": lambda s, rid: ({"text": "mknewnote", "space": s}, None)},
+    "memory_search": {"read": lambda s, rid: ({"query": "zebulon", "space": s, "limit": 50}, "own")},
+    "memory_recall": {"read": lambda s, rid: ({"id": rid}, "local")},
+    "memory_forget": {"change": lambda s, rid: ({"id": rid}, None)},
+    "memory_profile": {"read": lambda s, rid: ({"action": "get", "space": s}, "own"),
+                       "change": lambda s, rid: ({"action": "set", "profile": "mknewprofile", "space": s}, None)},
+    "memory_facts": {"read": lambda s, rid: ({"action": "list", "space": s, "all": True}, "own"),
+                     "change": lambda s, rid: ({"action": "invalidate", "predicate": "nickname", "space": s}, None)},
+    "memory_request": {"read": lambda s, rid: ({"query": "zebulon", "space": s}, None)},
+    "memory_status": {"read": lambda s, rid: ({}, None)},
+    "memory_read": {"read": lambda s, rid: ({"request_id": "REQUEST"}, None)},
+    "memory": {"change": lambda s, rid: ({"action": "add", "target": "memory", "content": "mknewnotebook"}, None)},
+}
+
+
+def test_every_registered_tool_has_a_row_in_the_matrix():
+    assert set(CALLS) == set(registry.TOOLS), "add the new tool's read and change calls to CALLS"
+
+
+@pytest.fixture
+def world(client, tmp_path):
+    """Three spaces with one record of each origin in each, and the three tokens."""
+    save_service("holographic", {"dataPath": str(tmp_path)})
+    spaces = {"open": MemorySpace.objects.create(slug="open", name="Open"),
+              "vault": MemorySpace.objects.create(slug="vault", name="Vault", access="vault"),
+              "third": MemorySpace.objects.create(slug="third", name="Third", provider="holographic")}
+    tokens = {}
+    for name, origin, allowed in (("local", "local", []), ("qq", "qq", []), ("restricted", "local", [spaces["open"]])):
+        token, raw = ApiToken.issue(name=name, origin=origin, spaces=allowed)
+        tokens[name] = Api(client, raw, token)
+    ids = {}
+    for origin, token in (("local", tokens["local"]), ("qq", tokens["qq"])):
+        for slug in SPACES:
+            mark = marker(origin, slug)
+            saved = token.tool("memory_save", category="fact", title=f"zebulon {mark}", body=f"zebulon {mark} body",
+                               space=slug)
+            assert saved.status_code == 200, saved.content
+            ids[(origin, slug)] = saved.json()["result"]["id"]
+            if slug != "third":
+                token.turn(f"Call me {mark.capitalize()}", "ok", space=slug, session_id=f"seed-{origin}")
+                Persona.objects.update_or_create(space=spaces[slug], origin=origin, defaults={"profile": mark})
+    assert Fact.objects.filter(space__slug="vault").exists() and Fact.objects.filter(origin="qq").exists()
+    other = tokens["local"].tool("memory_request", session_id="someone-else", space="vault", query="zebulon")
+    return {"spaces": spaces, "tokens": tokens, "ids": ids, "request": other.json()["result"]["request_id"]}
+
+
+def visible(token: str, origin: str, space: str) -> bool:
+    """Rules 2 and 3 and token restrictions: who may see a record of (origin, space) through a plain read."""
+    if space == "vault":
+        return False
+    if token == "restricted" and space != "open":
+        return False
+    return ORIGIN[token] == "local" or origin == ORIGIN[token]
+
+
+def changeable(token: str, origin: str, space: str, kind: str) -> bool:
+    """Who may change a record of (origin, space): facts and persona never in a vault; one-way origins."""
+    if kind in ("fact", "persona") and space == "vault":
+        return False
+    if kind == "entry-forget" and space == "vault":
+        return False  # a vault entry is invisible: nobody forgets it by id
+    if token == "restricted" and space != "open":
+        return False
+    return ORIGIN[token] == "local" or origin == ORIGIN[token]
+
+
+def state(world) -> dict:
+    """What the matrix watches, keyed by (kind, space, origin, id)."""
+    rows = {}
+    for e in Entry.objects.select_related("space"):
+        rows[("entry", e.space.slug, e.origin, e.pk)] = (e.body, e.deleted_at is not None)
+    for f in Fact.objects.select_related("space"):
+        rows[("fact", f.space.slug, f.origin, f.pk)] = (f.value, f.status)
+    for p in Persona.objects.select_related("space"):
+        rows[("persona", p.space.slug, p.origin, p.pk)] = p.profile
+    provider = provider_for(world["spaces"]["third"])
+    written = {r.id: r.text for r in provider.browse(limit=100)}
+    for (origin, slug), rid in world["ids"].items():
+        if slug == "third":
+            remote_id = rid.split(":", 1)[1]
+            rows[("entry", "third", origin, rid)] = (written.get(remote_id), remote_id not in written)
+    return rows
+
+
+def allowed_change(token: str, key: tuple, before, after) -> bool:
+    kind, space, origin, _ = key
+    if kind == "entry" and before is None:  # a new entry: the writer's own origin, in a space it may write
+        return origin == ORIGIN[token] and (token != "restricted" or space == "open")
+    if kind in ("fact", "persona") and before is None:
+        return origin == ORIGIN[token] and changeable(token, origin, space, kind)
+    if kind == "entry":
+        return changeable(token, origin, space, "entry-forget")
+    return changeable(token, origin, space, kind)
+
+
+def markers_in(text: str) -> set[tuple[str, str]]:
+    text = text.casefold()
+    return {(o, s) for o in ("local", "qq") for s in SPACES if marker(o, s) in text}
+
+
+# Every registered tool with each mode it has; a tool missing from CALLS is listed with both, and fails.
+MODES = [(tool, mode) for tool in sorted(registry.TOOLS) for mode in ("read", "change")
+         if tool not in CALLS or mode in CALLS[tool]]
+
+
+@pytest.mark.parametrize("space", SPACES)
+@pytest.mark.parametrize("token", TOKENS)
+@pytest.mark.parametrize("tool, mode", MODES)
+def test_the_rules_hold_for_every_tool_token_space_and_mode(world, tool, mode, token, space):
+    assert tool in CALLS, f"{tool} has no row in CALLS: say how it reads and changes"
+    arguments, must_show = CALLS[tool][mode](space, world["ids"][("local", space)])
+    if arguments.get("request_id") == "REQUEST":
+        arguments["request_id"] = world["request"]
+    before = state(world)
+    response = world["tokens"][token].tool(tool, session_id=f"matrix-{token}", **arguments)
+    text = response.content.decode()
+
+    # Never a crash, always the API's shape.
+    assert response.status_code in (200, 400, 403, 404, 422, 429), text
+    if response.status_code != 200:
+        assert set(response.json()) == {"error"}
+
+    # (1) Nothing the caller may not see comes back (vault contents only through an approved memory_read).
+    leaked = {m for m in markers_in(text) if not visible(token, *m)}
+    assert not leaked, f"{tool} showed {leaked} to {token}: {text[:300]}"
+
+    # (2) Nothing the caller may not change has changed.
+    after = state(world)
+    for key in set(before) | set(after):
+        if before.get(key) != after.get(key):
+            assert allowed_change(token, key, before.get(key), after.get(key)), \
+                f"{tool} by {token} changed {key}: {before.get(key)} -> {after.get(key)}"
+
+    # (3) The documented refusals.
+    code = response.json()["error"]["code"] if response.status_code != 200 else None
+    if tool in ("memory_facts", "memory_profile") and space == "vault" and token != "restricted":
+        assert code == "forbidden"
+    if token == "restricted" and space != "open" and "space" in arguments:
+        assert code == "forbidden"
+    if tool in ("memory_recall", "memory_forget") and not visible(token, "local", space):
+        assert code in ("not_found", "forbidden")
+    if tool == "memory_read":
+        assert code == "forbidden"  # another session's request, and nothing approved
+    if tool == "memory_request":
+        assert response.status_code != 200 or json.loads(text)["result"]["matched"] is None
+
+    # The matrix is not vacuous: a permitted read shows what the caller may see.
+    if mode == "read" and must_show and response.status_code == 200:
+        origin = "local" if must_show == "local" else ORIGIN[token]
+        if visible(token, origin, space) and not (tool != "memory_search" and space == "third"):
+            assert (origin, space) in markers_in(text), f"{tool} hid {marker(origin, space)} from {token}: {text}"
+
+
+def test_the_matrix_has_permitted_and_refused_calls_for_each_token(world):
+    """A sanity check of the fixture: each token gets at least one answer and one refusal."""
+    statuses = {}
+    for token in TOKENS:
+        for space in SPACES:
+            answer = world["tokens"][token].tool("memory_search", query="zebulon", space=space)
+            statuses.setdefault(token, set()).add(answer.status_code)
+    assert statuses["restricted"] == {200, 403} and statuses["local"] == {200} and statuses["qq"] == {200}
+    assert AccessRequest.objects.filter(pk=world["request"]).exists()
