@@ -33,23 +33,25 @@ def marker(origin: str, space: str) -> str:
     return f"mk{origin}{space}"
 
 
-# How each tool is called to read and to change, given the space and the id of that space's local record.
+# How each tool is called to read and to change, given the space and the ids of its records by origin.
 # None: the tool has no such mode. Rows are (arguments, the marker a permitted call must show, if any).
 CALLS = {
-    "memory_save": {"change": lambda s, rid: ({"category": "fact", "title": "new", "body": "mknewsave", "space": s},
+    "memory_save": {"change": lambda s, ids: ({"category": "fact", "title": "new", "body": "mknewsave", "space": s},
                                               None)},
-    "memory_note": {"change": lambda s, rid: ({"text": "mknewnote", "space": s}, None)},
-    "memory_search": {"read": lambda s, rid: ({"query": "zebulon", "space": s, "limit": 50}, "own")},
-    "memory_recall": {"read": lambda s, rid: ({"id": rid}, "local")},
-    "memory_forget": {"change": lambda s, rid: ({"id": rid}, None)},
-    "memory_profile": {"read": lambda s, rid: ({"action": "get", "space": s}, "own"),
-                       "change": lambda s, rid: ({"action": "set", "profile": "mknewprofile", "space": s}, None)},
-    "memory_facts": {"read": lambda s, rid: ({"action": "list", "space": s, "all": True}, "own"),
-                     "change": lambda s, rid: ({"action": "invalidate", "predicate": "nickname", "space": s}, None)},
-    "memory_request": {"read": lambda s, rid: ({"query": "zebulon", "space": s}, None)},
-    "memory_status": {"read": lambda s, rid: ({}, None)},
-    "memory_read": {"read": lambda s, rid: ({"request_id": "REQUEST"}, None)},
-    "memory": {"change": lambda s, rid: ({"action": "add", "target": "memory", "content": "mknewnotebook"}, None)},
+    "memory_note": {"change": lambda s, ids: ({"text": "mknewnote", "space": s}, None)},
+    "memory_search": {"read": lambda s, ids: ({"query": "zebulon", "space": s, "limit": 50}, "own")},
+    "memory_recall": {"read": lambda s, ids: ({"id": ids["local"]}, "local")},
+    "memory_forget": {"change": lambda s, ids: ({"id": ids["local"]}, None)},
+    "memory_profile": {"read": lambda s, ids: ({"action": "get", "space": s}, "own"),
+                       "change": lambda s, ids: ({"action": "set", "profile": "mknewprofile", "space": s}, None)},
+    "memory_facts": {"read": lambda s, ids: ({"action": "list", "space": s, "all": True}, "own"),
+                     "change": lambda s, ids: ({"action": "invalidate", "predicate": "nickname", "space": s}, None)},
+    "memory_link": {"change": lambda s, ids: ({"from": ids["local"], "to": ids["qq"], "kind": "causal"}, None)},
+    "memory_feedback": {"change": lambda s, ids: ({"id": ids["local"], "verdict": "wrong"}, None)},
+    "memory_request": {"read": lambda s, ids: ({"query": "zebulon", "space": s}, None)},
+    "memory_status": {"read": lambda s, ids: ({}, None)},
+    "memory_read": {"read": lambda s, ids: ({"request_id": "REQUEST"}, None)},
+    "memory": {"change": lambda s, ids: ({"action": "add", "target": "memory", "content": "mknewnotebook"}, None)},
 }
 
 
@@ -148,7 +150,8 @@ MODES = [(tool, mode) for tool in sorted(registry.TOOLS) for mode in ("read", "c
 @pytest.mark.parametrize("tool, mode", MODES)
 def test_the_rules_hold_for_every_tool_token_space_and_mode(world, tool, mode, token, space):
     assert tool in CALLS, f"{tool} has no row in CALLS: say how it reads and changes"
-    arguments, must_show = CALLS[tool][mode](space, world["ids"][("local", space)])
+    ids = {origin: world["ids"][(origin, space)] for origin in ("local", "qq")}
+    arguments, must_show = CALLS[tool][mode](space, ids)
     if arguments.get("request_id") == "REQUEST":
         arguments["request_id"] = world["request"]
     before = state(world)
@@ -177,7 +180,8 @@ def test_the_rules_hold_for_every_tool_token_space_and_mode(world, tool, mode, t
         assert code == "forbidden"
     if token == "restricted" and space != "open" and "space" in arguments:
         assert code == "forbidden"
-    if tool in ("memory_recall", "memory_forget") and not visible(token, "local", space):
+    if tool in ("memory_recall", "memory_forget", "memory_link", "memory_feedback") \
+            and not visible(token, "local", space):
         assert code in ("not_found", "forbidden")
     if tool == "memory_read":
         assert code == "forbidden"  # another session's request, and nothing approved
