@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from memoryhub.memories.models import (ConsolidationRun, Edge, EntityRef, Entry, EntryVector, Fact, Notebook, OpLog,
-                                       Persona, RemoteWrite, Topic)
+                                       Persona, RemoteRecord, RemoteWrite, Topic)
 
 
 @admin.register(Entry)
@@ -77,6 +77,14 @@ class RemoteWriteAdmin(admin.ModelAdmin):
     list_display = ("created_at", "space", "state", "provider_id", "checked_at")
     list_filter = ("state", "space")
     search_fields = ("title", "body", "provider_id", "uri", "error")
+
+
+@admin.register(RemoteRecord)
+class RemoteRecordAdmin(admin.ModelAdmin):
+    list_display = ("record_id", "space", "origin", "write")
+    list_filter = ("origin", "space")
+    search_fields = ("record_id",)
+    raw_id_fields = ("write",)
 
 
 @admin.register(Notebook)

@@ -5,8 +5,8 @@ from memoryhub.spaces.models import MemorySpace, ProviderService, Workspace
 
 @admin.register(Workspace)
 class WorkspaceAdmin(admin.ModelAdmin):
-    list_display = ("slug", "name", "path", "export_vault", "created_at")
-    list_filter = ("export_vault",)
+    list_display = ("slug", "name", "path", "export_memory_md", "export_vault", "created_by", "created_at")
+    list_filter = ("export_memory_md", "export_vault")
     search_fields = ("slug", "name", "path")
 
 
