@@ -196,6 +196,12 @@ def visible_facts(call: Call, spaces: list[MemorySpace]) -> QuerySet[Fact]:
     return of_visible_origin(call, Fact.objects.filter(space__in=spaces))
 
 
+def preview_spaces(space: MemorySpace) -> list[MemorySpace]:
+    """What /context reads for a local, unrestricted token naming this space (the dashboard's recall preview):
+    nothing of a vault, as for any agent."""
+    return [] if space.is_vault else [space]
+
+
 # --- what a write answers -----------------------------------------------------------------
 def shows_derived(space: MemorySpace) -> bool:
     """Rule 2: what the hub derives from a vault entry (summary, facts) never goes back in a write's answer."""

@@ -7,6 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from memoryhub.access import policy
 from memoryhub.dashboard.access import render_page, space_context, space_for_user, space_tabs
 from memoryhub.dashboard.forms import RecallForm
 from memoryhub.memories.search import recall
@@ -69,7 +70,7 @@ def reason(why: dict | None) -> str:
 
 def preview_for(space: MemorySpace, query: str, max_chars: int) -> Context:
     """recall.inject with the arguments /api/v1/context uses for a local token naming this space in a new session."""
-    spaces = [] if space.is_vault else [space]
+    spaces = policy.preview_spaces(space)
     ctx, _cards = recall.inject(spaces, query, origin=None, max_chars=max_chars, home=space)
     return ctx
 
