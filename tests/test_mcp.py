@@ -154,7 +154,7 @@ def test_mcp_vault_request_then_read_after_approval(hub):
                                                          "body": "The key is under the blue pot.", "space": "diary"}))
         assert payload(await session.call_tool("memory_search", {"query": "blue pot"})) == {"results": []}
         asked = payload(await session.call_tool("memory_request", {"query": "garden", "space": "diary"}))
-        assert asked["matched"] is None  # never a count the agent could probe the vault with
+        assert asked["matched"] == 1  # the request's scope (one vault entry), never narrowed by its words
         early = await session.call_tool("memory_read", {"request_id": asked["request_id"]})
         assert early.is_error and payload(early)["error"]["code"] == "forbidden"
         await anyio.to_thread.run_sync(approve_all, hub, asked["request_id"])

@@ -46,7 +46,8 @@ def mentions(word: str) -> Q:
 
 
 @tool("memory_request", "Ask a person to open vault memories matching these criteria. Every request reaches a person, "
-      "even one matching nothing; the answer tells nothing about the vault (matched is null until a person decides). "
+      "even one matching nothing. matched counts the vault entries the request's space, project, category and time "
+      "range cover (up to limit), never narrowed by query, so it says nothing about the vault's text. "
       "Once a person approves, memory_status shows how many entries were opened; read them with memory_read.",
       {"project": {"type": "string", "description": "A workspace slug or absolute path."},
        "category": {"type": "string", "enum": CATEGORIES},
@@ -69,6 +70,7 @@ def memory_request(call: Call, session_id: str, args: dict) -> dict:
         entries = entries.filter(at__gte=start)
     if end:
         entries = entries.filter(at__lt=end)
+    in_scope = entries.order_by().values("pk")[:limit].count()
     for word in query.split():
         entries = entries.filter(mentions(word))
     ids = list(entries.order_by("-at", "-id").values_list("pk", flat=True)[:limit])
@@ -77,9 +79,9 @@ def memory_request(call: Call, session_id: str, args: dict) -> dict:
         "from": start.isoformat() if start else "", "to": args.get("to") or "", "query": query,
     }.items() if value}
     criteria["limit"] = limit
-    req = grants.file_request(call.token, session_id, criteria, spaces, ids)
-    # No count: answers that differ by what matched would let an agent test the vault's text word by word.
-    return {"request_id": req.id, "matched": None}
+    req = grants.file_request(call.token, session_id, criteria, spaces, ids, in_scope)
+    # Never the count after the words: answers that differ by them would let an agent test the vault's text.
+    return {"request_id": req.id, "matched": req.in_scope}
 
 
 @tool("memory_status", "This session's vault requests still waiting for a person, and its live grants (no content).",
@@ -87,7 +89,7 @@ def memory_request(call: Call, session_id: str, args: dict) -> dict:
 def memory_status(call: Call, session_id: str, args: dict) -> dict:
     pending = policy.own_requests(call, session_id).filter(status=AccessRequest.Status.PENDING)
     return {
-        "pending": [{"request_id": r.id, "matched": None, "criteria": r.criteria} for r in pending],
+        "pending": [{"request_id": r.id, "matched": r.in_scope, "criteria": r.criteria} for r in pending],
         "grants": [{"request_id": g.request_id, "entries": g.entries.live().count()}
                    for g in policy.own_live_grants(call, session_id)],
     }

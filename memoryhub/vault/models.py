@@ -26,6 +26,9 @@ class AccessRequest(models.Model):
     spaces = models.ManyToManyField("spaces.MemorySpace", related_name="access_requests")
     criteria = models.JSONField(default=dict)
     matched = models.PositiveIntegerField(default=0)
+    in_scope = models.PositiveIntegerField(
+        default=0, help_text="What the agent was told: the entries its space, project, category and time range cover "
+                             "(up to its limit), never narrowed by its words, so the answer cannot test the vault's text.")
     entries = models.ManyToManyField(
         "memories.Entry", blank=True, related_name="access_requests",
         help_text="The entries that matched when the request was filed: an approval can never reach beyond them.",
