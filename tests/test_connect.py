@@ -102,6 +102,13 @@ def test_only_this_space_restricts_the_token(client, staff):
     assert '"space": "work"' in snippet_text(page, "curl")
 
 
+def test_a_hub_whose_default_space_was_deleted_still_offers_it(client, staff):
+    MemorySpace.objects.filter(slug="default").delete()
+    page = client.get(reverse("dashboard:connect")).content.decode()
+    assert '<option value="default"' in page
+    assert create(client, space="default")[1].name
+
+
 @pytest.mark.django_db
 def test_bad_input_creates_nothing_and_says_why(client, staff):
     response = client.post(reverse("dashboard:connect"), {"name": "", "space": "nope", "origin": "not a slug"})

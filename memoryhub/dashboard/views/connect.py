@@ -24,6 +24,7 @@ from memoryhub.audit.models import record
 from memoryhub.dashboard.forms_providers import ConnectForm
 from memoryhub.memories.models import OpLog
 from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.services import default_space
 
 POLL_SECONDS = 2
 SESSION = "first-run"
@@ -105,6 +106,7 @@ def first_memory(token: ApiToken) -> OpLog | None:
 @login_required
 def connect(request: HttpRequest) -> HttpResponse:
     """GET shows the form; POST creates the token and answers with the settings that carry it, once."""
+    default_space()  # the space every agent can start in, even on a hub whose default someone deleted
     form = ConnectForm(request.POST or None)
     context = {"form": form, "nav": "connect", "hub": hub_url(request)}
     if request.method == "POST" and form.is_valid():
