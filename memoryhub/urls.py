@@ -8,7 +8,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("memoryhub.api.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("vault/", include("memoryhub.vault.urls")),
     path("", include("memoryhub.dashboard.urls")),
 ]
 

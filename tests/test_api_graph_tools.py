@@ -74,7 +74,7 @@ def test_link_two_native_memories_then_recall_and_the_related_section_show_it(ap
         (int(deploy), int(vpn)), (int(vpn), int(deploy))}
     logged = OpLog.objects.get(operation="link")
     assert logged.actor == api.token.actor and logged.entry_id == deploy and "type=causal" in logged.detail
-    related = client.get(reverse("dashboard:memory-related", args=["default"]) + f"?id={deploy}").content.decode()
+    related = client.get(reverse("dashboard:memory_related", args=["default"]) + f"?id={deploy}").content.decode()
     assert "VPN first" in related
 
 
@@ -183,7 +183,7 @@ def test_a_recall_of_a_non_ascii_or_huge_number_is_not_found_never_500(api):
 
 def test_the_dashboard_link_refuses_a_kind_the_native_store_does_not_have(api, client, staff):
     a, b = save(api, "One", "Gardening notes"), save(api, "Two", "Compost notes")
-    r = client.post(reverse("dashboard:memory-link", args=["default"]), {"from": a, "to": b, "kind": "narrative"},
+    r = client.post(reverse("dashboard:memory_link", args=["default"]), {"from": a, "to": b, "kind": "narrative"},
                     headers={"HX-Request": "true"})
     assert r.status_code == 422 and "narrative" in r.content.decode()
     assert not explicit_links()

@@ -121,7 +121,7 @@ def test_bad_input_creates_nothing_and_says_why(client, staff):
 def test_status_waits_for_the_first_call_then_says_connected_with_its_first_memory(client, staff):
     page, token = create(client)
     raw = re.search(r'id="connect-token-value" value="([^"]+)"', page).group(1)
-    status_url = reverse("dashboard:connect-status", args=[token.pk])
+    status_url = reverse("dashboard:connect_status", args=[token.pk])
     waiting = client.get(status_url, **HX).content.decode()
     assert 'data-state="waiting"' in waiting and f'hx-get="{status_url}"' in waiting
     answer = client.post("/api/v1/tools/memory_note", json.dumps({"session_id": "s", "arguments": {
@@ -137,10 +137,10 @@ def test_status_waits_for_the_first_call_then_says_connected_with_its_first_memo
 @pytest.mark.django_db
 def test_status_of_a_revoked_token_stops_waiting(client, staff):
     _, token = create(client)
-    client.post(reverse("dashboard:token-revoke", args=[token.pk]))
-    page = client.get(reverse("dashboard:connect-status", args=[token.pk])).content.decode()
+    client.post(reverse("dashboard:token_revoke", args=[token.pk]))
+    page = client.get(reverse("dashboard:connect_status", args=[token.pk])).content.decode()
     assert 'data-state="revoked"' in page and "hx-trigger" not in page
-    assert client.get(reverse("dashboard:connect-status", args=[9999])).status_code == 404
+    assert client.get(reverse("dashboard:connect_status", args=[9999])).status_code == 404
 
 
 def test_stdio_bridge_allows_plain_http_only_where_mcp_remote_needs_it():

@@ -32,7 +32,7 @@ def failing_kind():
 
 def test_jobs_page_requires_login(client):
     assert client.get(reverse("dashboard:jobs")).status_code == 302
-    assert client.post(reverse("dashboard:job-selftest")).status_code == 302
+    assert client.post(reverse("dashboard:job_selftest")).status_code == 302
     assert not Job.objects.exists()
 
 
@@ -76,11 +76,11 @@ def test_loading_the_page_fails_jobs_whose_worker_died(client, staff):
     html = client.get(reverse("dashboard:jobs")).content.decode()
     job.refresh_from_db()
     assert job.status == "failed" and "the worker stopped" in html
-    assert reverse("dashboard:job-retry", args=[job.pk]) in html
+    assert reverse("dashboard:job_retry", args=[job.pk]) in html
 
 
 def test_self_test_button_enqueues_and_runs_the_selftest_job(client, staff):
-    r = client.post(reverse("dashboard:job-selftest"), headers=HX)
+    r = client.post(reverse("dashboard:job_selftest"), headers=HX)
     job = Job.objects.get()
     assert job.kind == "selftest" and job.status == "succeeded" and job.progress == 100
     assert job.created_by == staff
@@ -89,13 +89,13 @@ def test_self_test_button_enqueues_and_runs_the_selftest_job(client, staff):
 
 
 def test_self_test_without_htmx_redirects_to_the_page(client, staff):
-    r = client.post(reverse("dashboard:job-selftest"))
+    r = client.post(reverse("dashboard:job_selftest"))
     assert r.status_code == 302 and r["Location"] == reverse("dashboard:jobs")
 
 
 def test_retry_runs_a_failed_job_again_as_a_new_row(client, staff, failing_kind):
     job = runner.enqueue(failing_kind)
-    r = client.post(reverse("dashboard:job-retry", args=[job.pk]), headers=HX)
+    r = client.post(reverse("dashboard:job_retry", args=[job.pk]), headers=HX)
     assert r.status_code == 200
     assert Job.objects.filter(kind=failing_kind).count() == 2
     event = AuditEvent.objects.get(action="job.retry")
@@ -104,16 +104,16 @@ def test_retry_runs_a_failed_job_again_as_a_new_row(client, staff, failing_kind)
 
 def test_only_failed_jobs_can_be_retried(client, staff):
     job = runner.enqueue("selftest")
-    r = client.post(reverse("dashboard:job-retry", args=[job.pk]), follow=True)
+    r = client.post(reverse("dashboard:job_retry", args=[job.pk]), follow=True)
     assert "Only failed jobs can be retried" in r.content.decode()
     assert Job.objects.count() == 1
-    assert client.post(reverse("dashboard:job-retry", args=[9999])).status_code == 404
-    assert client.get(reverse("dashboard:job-retry", args=[job.pk])).status_code == 405
+    assert client.post(reverse("dashboard:job_retry", args=[9999])).status_code == 404
+    assert client.get(reverse("dashboard:job_retry", args=[job.pk])).status_code == 405
 
 
 def test_retry_enforces_csrf(staff, failing_kind):
     job = runner.enqueue(failing_kind)
     csrf_client = Client(enforce_csrf_checks=True)
     csrf_client.force_login(staff)
-    assert csrf_client.post(reverse("dashboard:job-retry", args=[job.pk])).status_code == 403
+    assert csrf_client.post(reverse("dashboard:job_retry", args=[job.pk])).status_code == 403
     assert Job.objects.count() == 1

@@ -51,12 +51,12 @@ def test_page_shows_both_files_usage_and_workspaces(client, staff):
 
 def test_unknown_workspace_or_file_is_404(client, staff):
     assert client.get(url("notebook", "nope")).status_code == 404
-    assert client.post(url("notebook-change", "global", "diary", "add"), {"content": "x"}).status_code == 404
-    assert client.post(url("notebook-change", "global", "memory", "append"), {"content": "x"}).status_code == 404
+    assert client.post(url("notebook_change", "global", "diary", "add"), {"content": "x"}).status_code == 404
+    assert client.post(url("notebook_change", "global", "memory", "append"), {"content": "x"}).status_code == 404
 
 
 def test_add_as_a_plain_form_redirects_back(client, staff):
-    r = client.post(url("notebook-change", "global", "memory", "add"), {"content": "Deploys need a tag."})
+    r = client.post(url("notebook_change", "global", "memory", "add"), {"content": "Deploys need a tag."})
     assert r.status_code == 302 and r["Location"] == url("notebook")
     assert entries() == ["Deploys need a tag."]
     event = AuditEvent.objects.get(action="notebook.add")
@@ -64,7 +64,7 @@ def test_add_as_a_plain_form_redirects_back(client, staff):
 
 
 def test_add_with_htmx_answers_with_the_panel_only(client, staff):
-    r = client.post(url("notebook-change", "global", "user", "add"), {"content": "Name is Wang."}, **HTMX)
+    r = client.post(url("notebook_change", "global", "user", "add"), {"content": "Name is Wang."}, **HTMX)
     html = r.content.decode()
     assert r.status_code == 200
     assert 'id="notebook-user"' in html and 'id="notebook-memory"' not in html and "<html" not in html
@@ -82,7 +82,7 @@ def test_bad_input_shows_inline_errors_and_changes_nothing(client, staff, header
         ("replace", {"old_text": "MySQL", "content": "x"}, "no entry"),
     ]
     for action, data, message in cases:
-        r = client.post(url("notebook-change", "global", "memory", action), data, **headers)
+        r = client.post(url("notebook_change", "global", "memory", action), data, **headers)
         assert r.status_code == (200 if headers else 400), action
         html = r.content.decode()
         assert 'role="alert"' in html and message in html, action
@@ -93,7 +93,7 @@ def test_bad_input_shows_inline_errors_and_changes_nothing(client, staff, header
 
 def test_refused_add_keeps_the_typed_text(client, staff, settings):
     settings.MEMORYHUB = {**settings.MEMORYHUB, "NOTEBOOK_USER_CHARS": 20}
-    r = client.post(url("notebook-change", "global", "user", "add"), {"content": "a very long profile line"}, **HTMX)
+    r = client.post(url("notebook_change", "global", "user", "add"), {"content": "a very long profile line"}, **HTMX)
     html = r.content.decode()
     assert "over its limit" in html and ">a very long profile line</textarea>" in html
     assert entries("user") == []
@@ -101,23 +101,23 @@ def test_refused_add_keeps_the_typed_text(client, staff, settings):
 
 def test_replace_and_remove_through_the_page(client, staff):
     seed("tabs", "tabs over spaces")
-    client.post(url("notebook-change", "global", "memory", "replace"), {"old_text": "tabs", "content": "two spaces"})
+    client.post(url("notebook_change", "global", "memory", "replace"), {"old_text": "tabs", "content": "two spaces"})
     assert entries() == ["two spaces", "tabs over spaces"]
-    client.post(url("notebook-change", "global", "memory", "remove"), {"old_text": "tabs over spaces"})
+    client.post(url("notebook_change", "global", "memory", "remove"), {"old_text": "tabs over spaces"})
     assert entries() == ["two spaces"]
     assert [e.action for e in AuditEvent.objects.order_by("id") if e.user_id] == ["notebook.replace", "notebook.remove"]
 
 
 def test_workspace_page_edits_the_workspace_pair(client, staff):
     workspace = Workspace.objects.create(slug="proj-12345678", name="proj", path="/home/wang/proj")
-    client.post(url("notebook-change", workspace.slug, "memory", "add"), {"content": "project only"})
+    client.post(url("notebook_change", workspace.slug, "memory", "add"), {"content": "project only"})
     assert entries(workspace=workspace) == ["project only"] and entries() == []
     assert "project only" in client.get(url("notebook", workspace.slug)).content.decode()
 
 
 def test_download_gives_the_plain_file(client, staff):
     seed("one", "two\nlines", target="user")
-    r = client.get(url("notebook-download", "global", "user"))
+    r = client.get(url("notebook_download", "global", "user"))
     assert r.status_code == 200 and r["Content-Disposition"] == 'attachment; filename="USER.md"'
     assert r.content.decode() == "one\n§\ntwo\nlines\n"
 
@@ -125,7 +125,7 @@ def test_download_gives_the_plain_file(client, staff):
 def test_import_replaces_the_file_with_validated_entries(client, staff):
     seed("old entry")
     upload = SimpleUploadedFile("MEMORY.md", "first\n§\nsecond with sk-abcdefghijklmnopqrstuvwx\n§\nfirst\n".encode())
-    r = client.post(url("notebook-import", "global", "memory"), {"file": upload})
+    r = client.post(url("notebook_import", "global", "memory"), {"file": upload})
     assert r.status_code == 302
     assert entries() == ["first", "second with [REDACTED:api_key]"]
     assert AuditEvent.objects.filter(action="notebook.import", user=staff).exists()
@@ -139,11 +139,11 @@ def test_import_replaces_the_file_with_validated_entries(client, staff):
 def test_bad_uploads_are_refused_whole(client, staff, content, message):
     seed("keep me")
     data = content if isinstance(content, bytes) else content.encode()
-    r = client.post(url("notebook-import", "global", "memory"), {"file": SimpleUploadedFile("MEMORY.md", data)}, **HTMX)
+    r = client.post(url("notebook_import", "global", "memory"), {"file": SimpleUploadedFile("MEMORY.md", data)}, **HTMX)
     assert r.status_code == 200 and message in r.content.decode()
     assert entries() == ["keep me"]
 
 
 def test_import_without_a_file_shows_an_error(client, staff):
-    r = client.post(url("notebook-import", "global", "memory"), {})
+    r = client.post(url("notebook_import", "global", "memory"), {})
     assert r.status_code == 400 and "Choose a file" in r.content.decode()

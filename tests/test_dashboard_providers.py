@@ -41,7 +41,7 @@ def test_providers_page_requires_login(client):
 
 
 def test_save_requires_login(client):
-    r = client.post(reverse("dashboard:provider-save", args=["honcho"]), {"endpoint": "http://127.0.0.1:9"})
+    r = client.post(reverse("dashboard:provider_save", args=["honcho"]), {"endpoint": "http://127.0.0.1:9"})
     assert r.status_code == 302
     assert not ProviderService.objects.exists()
 
@@ -67,7 +67,7 @@ def test_form_fields_follow_declared_inputs(client, staff):
 
 
 def test_byterover_secret_shows_not_set_then_configured_never_the_value(client, staff):
-    url = reverse("dashboard:provider-save", args=["byterover"])
+    url = reverse("dashboard:provider_save", args=["byterover"])
     r = client.post(url, {"cliPath": "/usr/local/bin/brv", "apiKey": "brv-very-secret-key", "defaultDirectory": ""})
     assert r.status_code == 302
     assert secrets.for_kind("byterover") == {"apiKey": "brv-very-secret-key"}
@@ -79,7 +79,7 @@ def test_byterover_secret_shows_not_set_then_configured_never_the_value(client, 
 
 
 def test_blank_secret_keeps_the_saved_one(client, staff):
-    url = reverse("dashboard:provider-save", args=["byterover"])
+    url = reverse("dashboard:provider_save", args=["byterover"])
     client.post(url, {"cliPath": "/bin/brv", "apiKey": "first-key"})
     client.post(url, {"cliPath": "/opt/brv", "apiKey": ""})
     assert secrets.for_kind("byterover")["apiKey"] == "first-key"
@@ -89,7 +89,7 @@ def test_blank_secret_keeps_the_saved_one(client, staff):
 
 
 def test_htmx_save_answers_with_the_card_only(client, staff):
-    r = client.post(reverse("dashboard:provider-save", args=["holographic"]), {"dataPath": "/tmp/holo"}, headers=HX)
+    r = client.post(reverse("dashboard:provider_save", args=["holographic"]), {"dataPath": "/tmp/holo"}, headers=HX)
     assert r.status_code == 200
     html = r.content.decode()
     assert "<html" not in html and 'id="provider-holographic"' in html and "Saved." in html
@@ -97,7 +97,7 @@ def test_htmx_save_answers_with_the_card_only(client, staff):
 
 
 def test_invalid_input_rerenders_with_errors_and_changes_nothing(client, staff):
-    url = reverse("dashboard:provider-save", args=["honcho"])
+    url = reverse("dashboard:provider_save", args=["honcho"])
     client.post(url, {"endpoint": "http://127.0.0.1:7000", "apiKey": "kept"})
     r = client.post(url, {"endpoint": "not a url at all", "apiKey": "replaced"}, headers=HX)
     assert r.status_code == 200 and "Enter a valid URL" in r.content.decode()
@@ -108,14 +108,14 @@ def test_invalid_input_rerenders_with_errors_and_changes_nothing(client, staff):
 
 
 def test_select_refuses_an_undeclared_option(client, staff):
-    r = client.post(reverse("dashboard:provider-save", args=["mem0"]),
+    r = client.post(reverse("dashboard:provider_save", args=["mem0"]),
                     {"endpoint": "http://127.0.0.1:9", "apiKey": "k", "mode": "cloud"}, headers=HX)
     assert "Select a valid choice" in r.content.decode()
     assert not ProviderService.objects.filter(kind="mem0").exists()
 
 
 def test_provider_refusal_shows_inline_and_keeps_the_old_config(client, staff, viking):
-    url = reverse("dashboard:provider-save", args=["openviking"])
+    url = reverse("dashboard:provider_save", args=["openviking"])
     assert client.post(url, viking_values(viking)).status_code == 302
     r = client.post(url, viking_values(viking, apiKey="key-wrong", discoveryUser="mallory"), headers=HX)
     html = r.content.decode()
@@ -125,8 +125,8 @@ def test_provider_refusal_shows_inline_and_keeps_the_old_config(client, staff, v
 
 
 def test_test_connection_success_is_shown_and_recorded(client, staff, viking):
-    client.post(reverse("dashboard:provider-save", args=["openviking"]), viking_values(viking))
-    r = client.post(reverse("dashboard:provider-test", args=["openviking"]), headers=HX)
+    client.post(reverse("dashboard:provider_save", args=["openviking"]), viking_values(viking))
+    r = client.post(reverse("dashboard:provider_test", args=["openviking"]), headers=HX)
     html = r.content.decode()
     assert r.status_code == 200 and "Connection works" in html and "<html" not in html
     service = ProviderService.objects.get(kind="openviking")
@@ -134,9 +134,9 @@ def test_test_connection_success_is_shown_and_recorded(client, staff, viking):
 
 
 def test_test_connection_failure_is_shown_inline_and_disables_on_permanent_error(client, staff, viking):
-    client.post(reverse("dashboard:provider-save", args=["openviking"]), viking_values(viking))
+    client.post(reverse("dashboard:provider_save", args=["openviking"]), viking_values(viking))
     viking.keys.pop("key-alice")
-    r = client.post(reverse("dashboard:provider-test", args=["openviking"]), headers=HX)
+    r = client.post(reverse("dashboard:provider_test", args=["openviking"]), headers=HX)
     html = r.content.decode()
     assert "Connection failed" in html and "key-alice" not in html
     service = ProviderService.objects.get(kind="openviking")
@@ -145,20 +145,20 @@ def test_test_connection_failure_is_shown_inline_and_disables_on_permanent_error
 
 
 def test_test_connection_without_htmx_redirects_with_a_message(client, staff):
-    r = client.post(reverse("dashboard:provider-test", args=["hindsight"]), follow=True)
+    r = client.post(reverse("dashboard:provider_test", args=["hindsight"]), follow=True)
     assert r.redirect_chain[-1][0].startswith(reverse("dashboard:providers"))
     assert "Hindsight failed" in r.content.decode()
 
 
 def test_native_and_unknown_kinds_have_no_service_routes(client, staff):
-    assert client.post(reverse("dashboard:provider-save", args=["native"]), {}).status_code == 404
-    assert client.post(reverse("dashboard:provider-test", args=["native"])).status_code == 404
-    assert client.post(reverse("dashboard:provider-save", args=["nope"]), {}).status_code == 404
-    assert client.get(reverse("dashboard:provider-save", args=["honcho"])).status_code == 405
+    assert client.post(reverse("dashboard:provider_save", args=["native"]), {}).status_code == 404
+    assert client.post(reverse("dashboard:provider_test", args=["native"])).status_code == 404
+    assert client.post(reverse("dashboard:provider_save", args=["nope"]), {}).status_code == 404
+    assert client.get(reverse("dashboard:provider_save", args=["honcho"])).status_code == 405
 
 
 def test_save_is_audited_with_field_names_only(client, staff):
-    client.post(reverse("dashboard:provider-save", args=["retaindb"]),
+    client.post(reverse("dashboard:provider_save", args=["retaindb"]),
                 {"endpoint": "http://127.0.0.1:9", "apiKey": "rdb-secret"})
     event = AuditEvent.objects.get(action="provider.save")
     assert event.target == "retaindb" and event.detail["fields"] == ["apiKey", "endpoint"]
@@ -168,7 +168,7 @@ def test_save_is_audited_with_field_names_only(client, staff):
 def test_save_enforces_csrf(staff, django_user_model):
     csrf_client = Client(enforce_csrf_checks=True)
     csrf_client.force_login(staff)
-    r = csrf_client.post(reverse("dashboard:provider-save", args=["holographic"]), {"dataPath": "/tmp/x"})
+    r = csrf_client.post(reverse("dashboard:provider_save", args=["holographic"]), {"dataPath": "/tmp/x"})
     assert r.status_code == 403
     assert not ProviderService.objects.filter(kind="holographic").exists()
 

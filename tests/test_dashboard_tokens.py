@@ -68,26 +68,26 @@ def test_bad_input_rerenders_with_errors_and_creates_nothing(client, staff):
 
 def test_revoke_asks_for_confirmation_then_revokes_and_audits(client, staff):
     token, raw = ApiToken.issue("bot")
-    confirm = client.get(reverse("dashboard:token-revoke", args=[token.pk]))
+    confirm = client.get(reverse("dashboard:token_revoke", args=[token.pk]))
     assert confirm.status_code == 200 and "cannot be undone" in confirm.content.decode()
     token.refresh_from_db()
     assert token.revoked_at is None
-    r = client.post(reverse("dashboard:token-revoke", args=[token.pk]))
+    r = client.post(reverse("dashboard:token_revoke", args=[token.pk]))
     assert r.status_code == 302
     token.refresh_from_db()
     assert token.revoked_at is not None
     assert client.get("/api/v1/spaces", HTTP_AUTHORIZATION=f"Bearer {raw}").status_code == 401
     assert AuditEvent.objects.filter(action="token.revoke", target="token:bot").count() == 1
-    client.post(reverse("dashboard:token-revoke", args=[token.pk]))
+    client.post(reverse("dashboard:token_revoke", args=[token.pk]))
     assert AuditEvent.objects.filter(action="token.revoke").count() == 1
 
 
 def test_htmx_revoke_answers_with_the_panel(client, staff):
     token, _ = ApiToken.issue("bot")
-    r = client.post(reverse("dashboard:token-revoke", args=[token.pk]), headers=HX)
+    r = client.post(reverse("dashboard:token_revoke", args=[token.pk]), headers=HX)
     html = r.content.decode()
     assert r.status_code == 200 and "<html" not in html and "revoked" in html
-    assert client.post(reverse("dashboard:token-revoke", args=[999])).status_code == 404
+    assert client.post(reverse("dashboard:token_revoke", args=[999])).status_code == 404
 
 
 def test_list_shows_name_origin_spaces_and_last_used(client, staff, api):

@@ -40,7 +40,7 @@ def viking():
 @pytest.fixture
 def saved(client, staff, viking):
     """OpenViking configured through the dashboard with KEY as its API key."""
-    r = client.post(reverse("dashboard:provider-save", args=["openviking"]),
+    r = client.post(reverse("dashboard:provider_save", args=["openviking"]),
                     {"endpoint": viking.url, "apiKey": KEY, "account": "acme", "discoveryUser": "alice"})
     assert r.status_code == 302 and secrets.for_kind("openviking")["apiKey"] == KEY
     return viking
@@ -98,12 +98,12 @@ def test_secret_is_not_in_the_providers_page_or_api_listing(client, saved):
 
 def test_secret_is_not_logged_on_save_or_failing_test_connection(client, staff, viking, caplog):
     caplog.set_level(logging.DEBUG)
-    client.post(reverse("dashboard:provider-save", args=["openviking"]),
+    client.post(reverse("dashboard:provider_save", args=["openviking"]),
                 {"endpoint": viking.url, "apiKey": KEY, "account": "acme", "discoveryUser": "alice"})
     viking.keys.pop(KEY)  # the provider now refuses the key
-    r = client.post(reverse("dashboard:provider-test", args=["openviking"]), headers={"HX-Request": "true"})
+    r = client.post(reverse("dashboard:provider_test", args=["openviking"]), headers={"HX-Request": "true"})
     assert "Connection failed" in r.content.decode()
-    client.post(reverse("dashboard:provider-save", args=["openviking"]),
+    client.post(reverse("dashboard:provider_save", args=["openviking"]),
                 {"endpoint": viking.url, "apiKey": KEY, "account": "acme", "discoveryUser": "alice"})
     assert caplog.records and KEY not in caplog.text
     assert KEY not in ProviderService.objects.get(kind="openviking").last_error

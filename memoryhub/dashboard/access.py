@@ -1,34 +1,34 @@
-"""Small helpers every dashboard view starts with: find the object or 404, pick full page or partial."""
+"""What every space page starts with: the space (or 404), what its provider can do, and its header's context."""
 
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.http import Http404, HttpRequest
+from django.utils.translation import gettext_lazy as _lazy
 
-from memoryhub.dashboard.partials import htmx_partial  # noqa: F401  (re-exported for the views)
 from memoryhub.spaces.models import MemorySpace
 from providers.base import Capabilities
 from providers.registry import get_provider_class
 
 
-def space_for_user(request: HttpRequest, slug: str) -> MemorySpace:
-    """The space with this slug, or 404; every signed-in person may manage every space."""
+def space_for_user(request: HttpRequest, slug: str, *, native: bool = False, can: str = "") -> MemorySpace:
+    """The space with this slug, or 404; every signed-in person may manage every space.
+
+    `native` asks for a native space (persona, facts, maintenance...); `can` names a capability the page needs
+    (graph, remember, forget...). A space that lacks it is a 404, as the page does not exist for it."""
     space = MemorySpace.objects.select_related("workspace").filter(slug=slug).first()
     if space is None:
         raise Http404("no such space")
+    if native and not space.is_native:
+        raise Http404("only native spaces have this page")
+    if can and not getattr(capabilities(space), can):
+        raise Http404(f"this provider has no {can}")
     return space
 
 
 def capabilities(space: MemorySpace) -> Capabilities:
     return get_provider_class(space.provider).capabilities
-
-
-def render_page(request: HttpRequest, template: str, partial: str, context: dict, status: int = 200) -> HttpResponse:
-    """The page, or only its named partial when htmx swaps it in."""
-    name = f"{template}#{partial}" if htmx_partial(request) else template
-    return render(request, name, context, status=status)
 
 
 def query_with(request: HttpRequest, drop: tuple[str, ...] = (), **changes: str | int) -> str:
@@ -39,28 +39,36 @@ def query_with(request: HttpRequest, drop: tuple[str, ...] = (), **changes: str 
     return "?" + urlencode(pairs) if pairs else "?"
 
 
-def space_tabs(space: MemorySpace) -> list[tuple[str, str]]:
-    """The tabs this space's provider can back (URL name, label key); nothing is shown that it cannot do."""
+# Tab key: (URL name in the dashboard namespace, label), in the order the tab bar shows them.
+TABS = {
+    "memories": ("space", _lazy("Memories")),
+    "persona": ("persona", _lazy("Persona frame")),
+    "facts": ("facts", _lazy("Facts")),
+    "recall": ("recall", _lazy("Recall preview")),
+    "graph": ("graph", _lazy("Graph")),
+    "entities": ("entities", _lazy("Entities")),
+    "charts": ("charts", _lazy("Charts")),
+    "activity": ("activity", _lazy("Activity")),
+    "maintenance": ("maintenance", _lazy("Maintenance")),
+    "settings": ("space_settings", _lazy("Settings")),
+}
+
+
+def space_tabs(space: MemorySpace) -> list[str]:
+    """The tabs this space's provider can back; nothing is shown that it cannot do."""
     caps = capabilities(space)
-    tabs = []
-    if caps.browse or caps.search:
-        tabs.append("memories")
-    if space.is_native:
-        tabs += ["persona", "facts"]
-    if caps.search or space.is_native:
-        tabs.append("recall")
-    if caps.graph:
-        tabs.append("graph")
-    if caps.entities and not space.is_vault:
-        tabs.append("entities")
-    if space.is_native:
-        tabs += ["charts", "activity"]
-    tabs.append("settings")
-    return tabs
+    shown = {
+        "memories": caps.browse or caps.search, "persona": space.is_native, "facts": space.is_native,
+        "recall": caps.search or space.is_native, "graph": caps.graph,
+        "entities": caps.entities and not space.is_vault, "charts": space.is_native, "activity": space.is_native,
+        "maintenance": space.is_native, "settings": True,
+    }
+    return [tab for tab in TABS if shown[tab]]
 
 
 def space_context(space: MemorySpace, tab: str) -> dict:
     """What the space header and tab bar need."""
     cls = get_provider_class(space.provider)
-    return {"space": space, "tab": tab, "tabs": space_tabs(space), "caps": cls.capabilities,
-            "provider_label": cls.label, "nav": "spaces"}
+    tabs = [(name, f"dashboard:{TABS[name][0]}", TABS[name][1]) for name in space_tabs(space)]
+    return {"space": space, "tab": tab, "tabs": tabs, "caps": cls.capabilities, "provider_label": cls.label,
+            "nav": "spaces"}

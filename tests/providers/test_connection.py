@@ -56,7 +56,7 @@ def test_a_space_missing_its_field_fails_alone_and_never_disables_the_service(me
 
 def test_the_form_values_are_tested_unsaved_and_said_so(client, staff, mem0):
     save_mem0("http://127.0.0.1:9", mem0.api_key)
-    r = client.post(reverse("dashboard:provider-test", args=["mem0"]),
+    r = client.post(reverse("dashboard:provider_test", args=["mem0"]),
                     {"endpoint": mem0.url, "apiKey": "", "mode": "platform"}, headers=HX)
     html = r.content.decode()
     assert r.status_code == 200 and "Connection works" in html and "not saved yet" in html
@@ -66,7 +66,7 @@ def test_the_form_values_are_tested_unsaved_and_said_so(client, staff, mem0):
 
 def test_an_unreachable_endpoint_reads_as_a_sentence_with_the_raw_error_folded(client, staff, mem0):
     save_mem0(mem0.url, mem0.api_key)
-    r = client.post(reverse("dashboard:provider-test", args=["mem0"]),
+    r = client.post(reverse("dashboard:provider_test", args=["mem0"]),
                     {"endpoint": "http://127.0.0.1:9", "apiKey": "", "mode": "platform"}, headers=HX)
     html = r.content.decode()
     assert "Could not reach 127.0.0.1:9 — is Mem0 running there? (connection refused)" in html
@@ -78,11 +78,11 @@ def test_an_unreachable_endpoint_reads_as_a_sentence_with_the_raw_error_folded(c
 
 def test_the_badge_shows_the_last_outcome_and_time(client, staff, mem0):
     save_mem0(mem0.url, mem0.api_key)
-    client.post(reverse("dashboard:provider-test", args=["mem0"]), headers=HX)
+    client.post(reverse("dashboard:provider_test", args=["mem0"]), headers=HX)
     page = client.get(reverse("dashboard:providers")).content.decode()
     assert "ready · tested" in page
     mem0.stop()
-    client.post(reverse("dashboard:provider-test", args=["mem0"]), headers=HX)
+    client.post(reverse("dashboard:provider_test", args=["mem0"]), headers=HX)
     page = client.get(reverse("dashboard:providers")).content.decode()
     assert "last test failed" in page and "ready · tested" not in page.split('id="provider-mem0"')[1].split("</summary>")[0]
 
@@ -90,7 +90,7 @@ def test_the_badge_shows_the_last_outcome_and_time(client, staff, mem0):
 def test_a_test_started_from_a_space_uses_its_merged_settings(client, staff, mem0):
     save_mem0(mem0.url, mem0.api_key)
     MemorySpace.objects.create(slug="alice", name="alice", provider="mem0", config={"userId": "alice"})
-    r = client.post(reverse("dashboard:provider-test", args=["mem0"]) + "?space=alice", headers=HX)
+    r = client.post(reverse("dashboard:provider_test", args=["mem0"]) + "?space=alice", headers=HX)
     html = r.content.decode()
     assert "Connection works" in html and "space alice" in html
     assert mem0.log[-1].body["filters"] == {"user_id": "alice"}
@@ -98,7 +98,7 @@ def test_a_test_started_from_a_space_uses_its_merged_settings(client, staff, mem
 
 def test_a_refused_saved_key_is_explained_and_disables_the_service(client, staff, mem0):
     save_mem0(mem0.url, "wrong-key-1234")
-    r = client.post(reverse("dashboard:provider-test", args=["mem0"]), headers=HX)
+    r = client.post(reverse("dashboard:provider_test", args=["mem0"]), headers=HX)
     html = r.content.decode()
     assert "Mem0 refused the API key (HTTP 401)" in html and "wrong-key-1234" not in html
     assert not ProviderService.objects.get(kind="mem0").enabled
@@ -107,9 +107,9 @@ def test_a_refused_saved_key_is_explained_and_disables_the_service(client, staff
 def test_openviking_discovery_lists_users_to_pick_into_a_space(client, staff):
     viking = FakeOpenViking()
     try:
-        client.post(reverse("dashboard:provider-save", args=["openviking"]),
+        client.post(reverse("dashboard:provider_save", args=["openviking"]),
                     {"endpoint": viking.url, "apiKey": "key-admin", "account": "acme"})
-        r = client.post(reverse("dashboard:provider-discover", args=["openviking"]), headers=HX)
+        r = client.post(reverse("dashboard:provider_discover", args=["openviking"]), headers=HX)
         html = r.content.decode()
         assert "viking://user/alice/memories" in html and "viking://user/bob/memories" in html
         link = html.split("Create a space for alice")[0].rsplit('href="', 1)[1].split('"')[0].replace("&amp;", "&")
@@ -120,6 +120,6 @@ def test_openviking_discovery_lists_users_to_pick_into_a_space(client, staff):
 
 
 def test_discovery_is_only_offered_where_the_provider_discovers(client, staff):
-    assert client.post(reverse("dashboard:provider-discover", args=["mem0"])).status_code == 404
+    assert client.post(reverse("dashboard:provider_discover", args=["mem0"])).status_code == 404
     page = client.get(reverse("dashboard:providers")).content.decode()
     assert page.count("Discover users") == 1

@@ -41,9 +41,9 @@ def test_the_entity_page_lists_entities_with_counts_and_their_memories(client, s
 def test_entity_tab_and_pages_exist_only_where_entities_are_declared(client, staff, holo):
     MemorySpace.objects.create(slug="m0", name="m0", provider="mem0", config={"userId": "u"})
     assert client.get(reverse("dashboard:entities", args=["m0"])).status_code == 404
-    assert client.get(reverse("dashboard:memory-related", args=["m0"]) + "?id=1").status_code == 404
-    assert client.post(reverse("dashboard:memory-link", args=["m0"]), {"from": "1", "to": "2"}).status_code == 404
-    assert client.post(reverse("dashboard:memory-feedback", args=["m0"]), {"id": "1"}).status_code == 404
+    assert client.get(reverse("dashboard:memory_related", args=["m0"]) + "?id=1").status_code == 404
+    assert client.post(reverse("dashboard:memory_link", args=["m0"]), {"from": "1", "to": "2"}).status_code == 404
+    assert client.post(reverse("dashboard:memory_feedback", args=["m0"]), {"id": "1"}).status_code == 404
     assert 'href="/spaces/holo/entities/"' in client.get(reverse("dashboard:space", args=["holo"])).content.decode()
 
 
@@ -51,11 +51,11 @@ def test_a_persons_wrong_verdicts_drop_a_fact_below_min_trust_and_out_of_recall(
     provider = provider_for(holo)
     [kettle] = provider.search("kettle kitchen")
     for _ in range(2):
-        r = client.post(reverse("dashboard:memory-feedback", args=["holo"]), {"id": kettle.id, "verdict": "wrong"},
+        r = client.post(reverse("dashboard:memory_feedback", args=["holo"]), {"id": kettle.id, "verdict": "wrong"},
                         headers=HX)
         assert r.status_code == 200
     assert "0.30" in r.content.decode()
-    client.post(reverse("dashboard:memory-feedback", args=["holo"]), {"id": kettle.id, "verdict": "wrong"}, headers=HX)
+    client.post(reverse("dashboard:memory_feedback", args=["holo"]), {"id": kettle.id, "verdict": "wrong"}, headers=HX)
     assert provider_for(holo).search("kettle kitchen") == []
     assert provider_for(holo).get(kettle.id).extra["trust"] == pytest.approx(0.2)
 
@@ -74,11 +74,11 @@ def test_native_memory_page_offers_related_and_a_person_can_link_two_memories(cl
     b = gateway.write(space, gateway.Draft(body="Deploys need the VPN up first", title="vpn", summary="Deploys need the VPN up first")).entry
     page = client.get(reverse("dashboard:entry", args=["nat", a.pk])).content.decode()
     assert f"/spaces/nat/related/?id={a.pk}" in page
-    r = client.post(reverse("dashboard:memory-link", args=["nat"]), {"from": str(a.pk), "to": str(b.pk), "kind": "causal"},
+    r = client.post(reverse("dashboard:memory_link", args=["nat"]), {"from": str(a.pk), "to": str(b.pk), "kind": "causal"},
                     headers=HX)
     assert r.status_code == 200 and "Linked." in r.content.decode() and "VPN" in r.content.decode()
     assert Edge.objects.filter(source=a, target=b, edge_type="causal").exists()
-    related = client.get(reverse("dashboard:memory-related", args=["nat"]) + f"?id={a.pk}").content.decode()
+    related = client.get(reverse("dashboard:memory_related", args=["nat"]) + f"?id={a.pk}").content.decode()
     assert "Deploys need the VPN" in related
 
 

@@ -14,7 +14,7 @@ from django.db import connection
 from django.db.models import Count, Min, Sum
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import TruncDate
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
@@ -129,9 +129,7 @@ def with_sparklines(rows: list[MemorySpace]) -> list[MemorySpace]:
 @require_GET
 @login_required
 def charts(request: HttpRequest, slug: str) -> HttpResponse:
-    space = space_for_user(request, slug)
-    if not space.is_native:
-        raise Http404("only native spaces keep the data these pictures are drawn from")
+    space = space_for_user(request, slug, native=True)  # only native spaces keep the data these are drawn from
     days = int(request.GET["days"]) if request.GET.get("days") in {str(d) for d in DAY_CHOICES} else DEFAULT_DAYS
     shares = category_mix(space)
     start, _, _ = window(days)

@@ -2,34 +2,17 @@
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods
 
-from memoryhub.spaces.selection import BOUNDARIES, PREFERENCES, REQUIREMENTS, SelectionError
+from memoryhub.dashboard.forms.spaces import ChooseForm
 from memoryhub.spaces.providers_info import choose_provider
-from providers.registry import PROVIDERS, get_provider_class
+from memoryhub.spaces.selection import SelectionError
 
 SALT = "memoryhub.selection"
-
-
-class ChooseForm(forms.Form):
-    candidates = forms.MultipleChoiceField(label=_("Candidate providers"), widget=forms.CheckboxSelectMultiple,
-                                           choices=[(k, k) for k in PROVIDERS])
-    boundary = forms.ChoiceField(label=_("Data boundary"), choices=[(b, b) for b in BOUNDARIES])
-    required = forms.MultipleChoiceField(label=_("Required capabilities"), widget=forms.CheckboxSelectMultiple,
-                                         choices=[(r, r) for r in REQUIREMENTS], required=False)
-    preference = forms.ChoiceField(label=_("Preference"), choices=[(p, p) for p in PREFERENCES])
-    policy_prompt = forms.CharField(label=_("What this space is for (given to the selector, never credentials)"),
-                                    required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 3}))
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["candidates"].choices = [(k, get_provider_class(k).label) for k in PROVIDERS]
 
 
 def signed_selection(token: str, kind: str) -> dict | None:

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from memoryhub.agents.models import ApiToken
 from memoryhub.audit.models import record
-from memoryhub.dashboard.forms_providers import ConnectForm
+from memoryhub.dashboard.forms.tokens import ConnectForm
 from memoryhub.memories.models import OpLog
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import default_space

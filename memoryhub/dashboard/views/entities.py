@@ -13,7 +13,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.audit.models import record
-from memoryhub.dashboard.access import capabilities, render_page, space_context, space_for_user
+from memoryhub.dashboard.access import capabilities, space_context, space_for_user
+from memoryhub.dashboard.partials import render_page
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for, record_space_error
 from providers.base import Provider, ProviderError
@@ -23,9 +24,10 @@ RECORD_LIMIT = 50
 
 
 def _space_with(request: HttpRequest, slug: str, capability: str) -> MemorySpace:
-    space = space_for_user(request, slug)
-    if space.is_vault or not getattr(capabilities(space), capability):
-        raise Http404(f"this space's provider has no {capability}")
+    """The space, if its provider has the capability; a vault space shows none of this (agents may not read it)."""
+    space = space_for_user(request, slug, can=capability)
+    if space.is_vault:
+        raise Http404("a vault space has no entity pages")
     return space
 
 

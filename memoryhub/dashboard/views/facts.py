@@ -10,9 +10,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import trigger_client_event
 
 from memoryhub.audit.models import record
-from memoryhub.dashboard.access import htmx_partial, render_page, space_context
-from memoryhub.dashboard.forms import FactForm
-from memoryhub.dashboard.views.persona import native_space
+from memoryhub.dashboard.access import space_context, space_for_user
+from memoryhub.dashboard.forms.memories import FactForm
+from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.memories.growth import facts as fact_store
 from memoryhub.memories.models import Fact
 from memoryhub.spaces.models import MemorySpace
@@ -31,7 +31,7 @@ def facts_context(space: MemorySpace, form: FactForm | None = None, **extra) -> 
 @login_required
 def facts(request: HttpRequest, slug: str) -> HttpResponse:
     """The current facts; POST asserts one by hand (a new single value replaces the old one)."""
-    space = native_space(request, slug)
+    space = space_for_user(request, slug, native=True)
     if request.method == "GET":
         return render_page(request, "dashboard/facts.html", "fact-list", facts_context(space))
     form = FactForm(request.POST)
@@ -57,7 +57,7 @@ def facts(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def invalidate(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Mark one fact no longer true; it stays in the slot's history."""
-    space = native_space(request, slug)
+    space = space_for_user(request, slug, native=True)
     gone = fact_store.invalidate_fact(space, fact_id=pk)
     if gone:
         record(request.user.get_username(), "fact.invalidate", space.slug, user=request.user, fact=pk)
@@ -70,7 +70,7 @@ def invalidate(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @login_required
 def history(request: HttpRequest, slug: str) -> HttpResponse:
     """Every fact ever held in one slot (subject + predicate), newest first, with when it stopped being true."""
-    space = native_space(request, slug)
+    space = space_for_user(request, slug, native=True)
     subject = request.GET.get("subject", "user")[:100]
     predicate = request.GET.get("predicate", "")[:60]
     rows = Fact.objects.filter(space=space, subject=subject, predicate=predicate).select_related(

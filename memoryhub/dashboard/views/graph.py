@@ -12,15 +12,14 @@ import zlib
 from collections import Counter
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from memoryhub.dashboard.access import capabilities, space_context, space_for_user
+from memoryhub.dashboard.access import space_context, space_for_user
 from memoryhub.dashboard.palette import CATEGORY_COLORS, edge_color
 from memoryhub.memories.native import NativeProvider
-from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for, record_space_error
 from providers.base import ProviderError
 
@@ -70,17 +69,10 @@ def shape(data: dict) -> dict:
     }
 
 
-def graph_space(request: HttpRequest, slug: str) -> MemorySpace:
-    space = space_for_user(request, slug)
-    if not capabilities(space).graph:
-        raise Http404("this provider has no graph")
-    return space
-
-
 @require_GET
 @login_required
 def graph_page(request: HttpRequest, slug: str) -> HttpResponse:
-    space = graph_space(request, slug)
+    space = space_for_user(request, slug, can="graph")
     return render(request, "dashboard/graph.html", {**space_context(space, "graph"), "limit": LIMIT})
 
 
@@ -88,7 +80,7 @@ def graph_page(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def graph_data(request: HttpRequest, slug: str) -> JsonResponse:
     """Nodes and edges as the provider reports them; a provider failure comes back as {"error": ...}."""
-    space = graph_space(request, slug)
+    space = space_for_user(request, slug, can="graph")
     try:
         provider = NativeProvider(space=space) if space.is_native else provider_for(space)
         data = provider.graph(limit=LIMIT)

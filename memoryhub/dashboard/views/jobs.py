@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.audit.models import record
-from memoryhub.dashboard.partials import htmx_partial
+from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 
@@ -49,8 +49,7 @@ def _respond(request: HttpRequest) -> HttpResponse:
 @login_required
 def job_list(request: HttpRequest) -> HttpResponse:
     runner.fail_stale()
-    template = "dashboard/jobs.html#job-table" if htmx_partial(request) else "dashboard/jobs.html"
-    return render(request, template, _table())
+    return render_page(request, "dashboard/jobs.html", "job-table", _table())
 
 
 @require_POST

@@ -18,6 +18,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.audit.models import record
+from memoryhub.dashboard.access import space_context, space_for_user
+from memoryhub.dashboard.partials import htmx_partial
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.memories.maintenance import consolidate, gc, importers, packs
@@ -29,17 +31,9 @@ from memoryhub.spaces.models import MemorySpace
 TEMPLATE = "dashboard/maintenance.html"
 
 
-def _space(slug: str) -> MemorySpace:
-    """The native space, or 404 (third-party spaces keep their own maintenance)."""
-    space = get_object_or_404(MemorySpace, slug=slug)
-    if not space.is_native:
-        raise Http404("only native spaces have maintenance")
-    return space
-
-
 def _render(request: HttpRequest, partial: str, context: dict) -> HttpResponse:
-    """The named partial for htmx, the whole page otherwise."""
-    if request.htmx:
+    """An action's outcome: its partial for htmx; without JavaScript, back to the page (the job shows there)."""
+    if htmx_partial(request):
         return render(request, f"{TEMPLATE}#{partial}", context)
     return redirect("dashboard:maintenance", slug=context["space"].slug)
 
@@ -51,9 +45,9 @@ def _job_response(request: HttpRequest, space: MemorySpace, job: Job) -> HttpRes
 @require_GET
 @login_required
 def maintenance(request: HttpRequest, slug: str) -> HttpResponse:
-    space = _space(slug)
+    space = space_for_user(request, slug, native=True)
     context = {
-        "space": space, "nav": "spaces", "plan": consolidate.plan(space), "limits": consolidate.thresholds(space),
+        **space_context(space, "maintenance"), "plan": consolidate.plan(space), "limits": consolidate.thresholds(space),
         "runs": ConsolidationRun.objects.filter(space=space)[:10], "candidates": gc.suggest(space),
         "formats": [(k, label) for k, (label, _loader) in importers.FORMATS.items()],
         "jobs": Job.objects.filter(space=space, kind__in=("consolidate", "consolidate_undo", "import_history",
@@ -67,7 +61,7 @@ def maintenance(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def job_progress(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     """The polled progress bar of one job."""
-    space = _space(slug)
+    space = space_for_user(request, slug, native=True)
     job = get_object_or_404(Job, pk=job_id)
     return render(request, f"{TEMPLATE}#job", {"space": space, "job": job})
 
@@ -75,7 +69,7 @@ def job_progress(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
 @require_POST
 @login_required
 def consolidate_apply(request: HttpRequest, slug: str) -> HttpResponse:
-    space = _space(slug)
+    space = space_for_user(request, slug, native=True)
     job = runner.enqueue("consolidate", space=space, params={"actor": request.user.username}, user=request.user)
     record(request.user.username, "consolidate", space.slug, user=request.user, job=job.pk)
     return _job_response(request, space, job)
@@ -84,7 +78,7 @@ def consolidate_apply(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @login_required
 def consolidate_undo(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
-    space = _space(slug)
+    space = space_for_user(request, slug, native=True)
     run = get_object_or_404(ConsolidationRun, pk=run_id, space=space, status="applied")
     job = runner.enqueue("consolidate_undo", space=space, params={"run": run.pk, "actor": request.user.username},
                          user=request.user)
@@ -95,7 +89,7 @@ def consolidate_undo(request: HttpRequest, slug: str, run_id: int) -> HttpRespon
 @require_POST
 @login_required
 def gc_keep(request: HttpRequest, slug: str, entry_id: int) -> HttpResponse:
-    space = _space(slug)
+    space = space_for_user(request, slug, native=True)
     entry = get_object_or_404(Entry.objects.live(), pk=entry_id, space=space)
     candidate = gc.keep(entry, actor=request.user.username)
     return _render(request, "kept", {"space": space, "c": candidate})
@@ -104,7 +98,7 @@ def gc_keep(request: HttpRequest, slug: str, entry_id: int) -> HttpResponse:
 @require_POST
 @login_required
 def compact_start(request: HttpRequest, slug: str) -> HttpResponse:
-    space = _space(slug)
+    space = space_for_user(request, slug, native=True)
     job = runner.enqueue("compact", space=space, user=request.user)
     record(request.user.username, "compact", space.slug, user=request.user)
     return _job_response(request, space, job)
@@ -113,7 +107,7 @@ def compact_start(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @login_required
 def embed_start(request: HttpRequest, slug: str) -> HttpResponse:
-    space = _space(slug)
+    space = space_for_user(request, slug, native=True)
     if not vectors.enabled() or space.is_vault:
         raise Http404("embeddings are off, or this is a vault space")
     job = runner.enqueue("embed", space=space, user=request.user)
@@ -143,7 +137,7 @@ def _import_source(request: HttpRequest) -> Path:
 @login_required
 def import_history(request: HttpRequest, slug: str) -> HttpResponse:
     """A dry run shows what would be imported; "import" starts the job."""
-    space = _space(slug)
+    space = space_for_user(request, slug, native=True)
     fmt, origin = request.POST.get("format", "auto"), request.POST.get("origin", "").strip() or "local"
     try:
         source = _import_source(request)
@@ -163,7 +157,7 @@ def import_history(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def retag_origin(request: HttpRequest, slug: str) -> HttpResponse:
     """Preview which entries a sessions.json map would re-label; "apply" starts the job."""
-    space = _space(slug)
+    space = space_for_user(request, slug, native=True)
     origin = request.POST.get("origin", "").strip() or "qq"
     try:
         source = _import_source(request)
@@ -181,7 +175,7 @@ def retag_origin(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 @login_required
 def pack_export(request: HttpRequest, slug: str) -> HttpResponse:
-    space = _space(slug)
+    space = space_for_user(request, slug, native=True)
     data = packs.export(space)
     record(request.user.username, "pack-export", space.slug, user=request.user, bytes=len(data))
     response = HttpResponse(data, content_type="application/gzip")

@@ -24,8 +24,9 @@ from django_htmx.http import trigger_client_event
 
 from memoryhub.audit.models import record
 from memoryhub.core.ids import row_id, row_ids
-from memoryhub.dashboard.access import capabilities, htmx_partial, query_with, render_page, space_context, space_for_user
-from memoryhub.dashboard.forms import EntryForm, MemoryFilterForm, NoteForm
+from memoryhub.dashboard.access import capabilities, query_with, space_context, space_for_user
+from memoryhub.dashboard.forms.memories import EntryForm, MemoryFilterForm, NoteForm
+from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.memories.write import gateway
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import Entry, Kind, OpLog, Source
@@ -149,9 +150,7 @@ def memories(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def native_entry(space: MemorySpace, pk: int) -> Entry:
-    """A live entry of this space, or 404."""
-    if not space.is_native:
-        raise Http404("not a native space")
+    """A live entry of this (native) space, or 404."""
     entry = Entry.objects.live().filter(space=space, pk=pk).first()
     if entry is None:
         raise Http404("no such entry")
@@ -162,7 +161,7 @@ def native_entry(space: MemorySpace, pk: int) -> Entry:
 @login_required
 def entry_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The full text of one entry (expanded in place, or as its own page)."""
-    space = space_for_user(request, slug)
+    space = space_for_user(request, slug, native=True)
     entry = native_entry(space, pk)
     expanded = request.GET.get("collapse") != "1"
     return render_page(request, "dashboard/entry.html", "entries",
@@ -173,7 +172,7 @@ def entry_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @login_required
 def entry_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Correct an entry; the new text is redacted like any write before it is stored."""
-    space = space_for_user(request, slug)
+    space = space_for_user(request, slug, native=True)
     entry = native_entry(space, pk)
     initial = {"title": entry.title, "body": entry.body, "category": entry.category, "tags": ", ".join(entry.tags)}
     form = EntryForm(request.POST or None, initial=initial)
@@ -192,7 +191,7 @@ def entry_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def entry_forget(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    space = space_for_user(request, slug)
+    space = space_for_user(request, slug, native=True)
     entry = native_entry(space, pk)
     gateway.forget(entry, actor=request.user.get_username())
     record(request.user.get_username(), "entry.forget", f"{space.slug}:{pk}", user=request.user)
@@ -205,9 +204,9 @@ def entry_forget(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @login_required
 def record_forget(request: HttpRequest, slug: str) -> HttpResponse:
     """Forget one record of a third-party space, where its provider can."""
-    space = space_for_user(request, slug)
+    space = space_for_user(request, slug, can="forget")
     record_id = request.POST.get("id", "").strip()
-    if space.is_native or not capabilities(space).forget or not record_id:
+    if space.is_native or not record_id:
         raise Http404("nothing to forget here")
     try:
         provider_for(space).forget(record_id)
@@ -224,9 +223,7 @@ def record_forget(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def note(request: HttpRequest, slug: str) -> HttpResponse:
     """"Note something": a person's write, through the same write gateway (redaction, facts) as an agent's."""
-    space = space_for_user(request, slug)
-    if not capabilities(space).remember:
-        raise Http404("this provider takes no writes")
+    space = space_for_user(request, slug, can="remember")
     form = NoteForm(request.POST)
     context = {**space_context(space, "memories"), "note_form": form}
     if form.is_valid():
@@ -254,9 +251,7 @@ def note(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def bulk(request: HttpRequest, slug: str) -> HttpResponse:
     """Archive, unarchive or forget the selected entries, after a confirmation that says how many."""
-    space = space_for_user(request, slug)
-    if not space.is_native:
-        raise Http404("bulk actions are for native spaces")
+    space = space_for_user(request, slug, native=True)
     action = request.POST.get("action", "")
     ids = row_ids(request.POST.getlist("ids"))
     entries = list(Entry.objects.live().filter(space=space, pk__in=ids))
@@ -287,9 +282,7 @@ def bulk(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def activity(request: HttpRequest, slug: str) -> HttpResponse:
     """The space's op log, newest first, paged by id."""
-    space = space_for_user(request, slug)
-    if not space.is_native:
-        raise Http404("only native spaces keep an op log")
+    space = space_for_user(request, slug, native=True)
     ops = OpLog.objects.filter(space=space).order_by("-id")
     before = request.GET.get("before", "")
     if row_id(before) is not None:

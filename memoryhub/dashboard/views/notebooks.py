@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.audit.models import AuditEvent
+from memoryhub.dashboard.partials import htmx_partial
 from memoryhub.memories.notebooks import hot as nb
 from memoryhub.spaces.models import Workspace
 
@@ -49,7 +50,7 @@ def answer(request: HttpRequest, workspace: Workspace | None, target: str, error
            form: dict | None = None, done: str = "") -> HttpResponse:
     """htmx gets the file's panel (plus the history, out of band); a plain form post gets the page or a redirect."""
     current = panel(workspace, target, error=error, form=form or {})
-    if request.htmx:
+    if htmx_partial(request):
         context = {**page_context(workspace, {target: current}), "panel": current, "done": done}
         return render(request, "dashboard/notebook_swap.html", context)
     if error is None:

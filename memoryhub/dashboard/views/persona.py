@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memoryhub.agents.models import LOCAL_ORIGIN
 from memoryhub.audit.models import record
-from memoryhub.dashboard.access import htmx_partial, render_page, space_context, space_for_user
+from memoryhub.dashboard.access import space_context, space_for_user
+from memoryhub.dashboard.forms.memories import ProfileForm
+from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.memories.models import Persona
@@ -19,19 +19,6 @@ from memoryhub.memories.growth.persona import project_frame
 from memoryhub.spaces.models import MemorySpace
 
 ACTIVE = ("queued", "running")
-
-
-class ProfileForm(forms.Form):
-    profile = forms.CharField(label=_("Profile"), required=False, max_length=4000,
-                              widget=forms.Textarea(attrs={"rows": 8}),
-                              help_text=_("Injected first, as written. The frame below is derived from facts."))
-
-
-def native_space(request: HttpRequest, slug: str) -> MemorySpace:
-    space = space_for_user(request, slug)
-    if not space.is_native:
-        raise Http404("persona frames belong to native spaces")
-    return space
 
 
 def persona_context(space: MemorySpace, form: ProfileForm | None = None, saved: bool = False) -> dict:
@@ -44,7 +31,7 @@ def persona_context(space: MemorySpace, form: ProfileForm | None = None, saved: 
 @require_http_methods(["GET", "POST"])
 @login_required
 def persona(request: HttpRequest, slug: str) -> HttpResponse:
-    space = native_space(request, slug)
+    space = space_for_user(request, slug, native=True)
     if request.method == "POST":
         form = ProfileForm(request.POST)
         if form.is_valid():
@@ -62,7 +49,7 @@ def persona(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def rebuild(request: HttpRequest, slug: str) -> HttpResponse:
     """Queue a rebuild (one at a time per space) and answer with its progress row."""
-    space = native_space(request, slug)
+    space = space_for_user(request, slug, native=True)
     job = Job.objects.filter(space=space, kind="persona_rebuild", status__in=ACTIVE).first()
     if job is None:
         job = runner.enqueue("persona_rebuild", space=space, user=request.user)
@@ -76,7 +63,7 @@ def rebuild(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def job_status(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     """The polled progress row; once the job ends it renders without the poll and tells the frame to reload."""
-    space = native_space(request, slug)
+    space = space_for_user(request, slug, native=True)
     job = get_object_or_404(Job, pk=job_id, space=space, kind="persona_rebuild")
     response = render(request, "dashboard/persona.html#job-status", {**space_context(space, "persona"), "job": job})
     if job.status not in ACTIVE:

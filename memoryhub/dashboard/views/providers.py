@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.audit.models import record
-from memoryhub.dashboard.forms_providers import ServiceForm
+from memoryhub.dashboard.forms.providers import ServiceForm
 from memoryhub.dashboard.partials import htmx_partial
 from memoryhub.spaces import secrets
 from memoryhub.spaces.models import MemorySpace, ProviderService

@@ -8,8 +8,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from memoryhub.access import policy
-from memoryhub.dashboard.access import render_page, space_context, space_for_user, space_tabs
-from memoryhub.dashboard.forms import RecallForm
+from memoryhub.dashboard.access import space_context, space_for_user, space_tabs
+from memoryhub.dashboard.forms.memories import RecallForm
+from memoryhub.dashboard.partials import render_page
 from memoryhub.memories.search import recall
 from memoryhub.memories.search.block import Context
 from memoryhub.memories.models import Entry, Fact, Topic

@@ -13,8 +13,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from memoryhub.core.errors import ApiError
-from memoryhub.dashboard.access import htmx_partial, render_page, space_for_user
-from memoryhub.dashboard.forms import SpaceForm
+from memoryhub.dashboard.access import space_for_user
+from memoryhub.dashboard.forms.spaces import SpaceForm
+from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.dashboard.views.charts import with_sparklines
 from memoryhub.dashboard.views.choose import signed_selection
 from memoryhub.memories.search import recall

@@ -14,8 +14,8 @@ from django.views.decorators.http import require_http_methods
 
 from memoryhub.agents.models import ApiToken
 from memoryhub.audit.models import record
-from memoryhub.dashboard.forms_providers import TokenForm
-from memoryhub.dashboard.partials import htmx_partial
+from memoryhub.dashboard.forms.tokens import TokenForm
+from memoryhub.dashboard.partials import htmx_partial, render_page
 
 
 def _get_token(token_id: int) -> ApiToken:
@@ -36,15 +36,12 @@ def token_list(request: HttpRequest) -> HttpResponse:
         return render(request, "dashboard/tokens.html", _context())
     form = TokenForm(request.POST)
     if not form.is_valid():
-        template = "dashboard/tokens.html#token-panel" if htmx_partial(request) else "dashboard/tokens.html"
-        return render(request, template, _context(form))
+        return render_page(request, "dashboard/tokens.html", "token-panel", _context(form))
     spaces = list(form.cleaned_data["spaces"])
     token, raw = ApiToken.issue(form.cleaned_data["name"], form.cleaned_data["origin"], spaces, user=request.user)
     record(request.user.get_username(), "token.create", token.actor, user=request.user, token=token.pk,
            prefix=token.prefix, origin=token.origin, spaces=[s.slug for s in spaces])
-    context = _context(new_token=token, raw=raw)
-    template = "dashboard/tokens.html#token-panel" if htmx_partial(request) else "dashboard/tokens.html"
-    return render(request, template, context)
+    return render_page(request, "dashboard/tokens.html", "token-panel", _context(new_token=token, raw=raw))
 
 
 @require_http_methods(["GET", "POST"])

@@ -12,7 +12,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from memoryhub.audit.models import record
-from memoryhub.dashboard.access import render_page, space_context, space_for_user
+from memoryhub.dashboard.access import space_context, space_for_user
+from memoryhub.dashboard.partials import render_page
 from memoryhub.spaces import space_settings
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.audit.models import record
-from memoryhub.dashboard.partials import htmx_partial
+from memoryhub.dashboard.partials import render_page
 from memoryhub.jobs import runner
 from memoryhub.memories.models import RemoteWrite
 
@@ -29,8 +29,7 @@ def write_list(request: HttpRequest) -> HttpResponse:
         writes = writes.filter(state=state)
     context = {"writes": writes[:SHOWN], "state": state, "nav": "writes",
                "pending": RemoteWrite.objects.filter(state__in=("pending_verification", "unknown")).count()}
-    template = "dashboard/writes.html#write-table" if htmx_partial(request) else "dashboard/writes.html"
-    return render(request, template, context)
+    return render_page(request, "dashboard/writes.html", "write-table", context)
 
 
 @require_POST

@@ -1,4 +1,6 @@
-"""The vault's dashboard: browse vault memories, decide agents' requests, revoke grants, download MEMORY.md."""
+"""The vault's pages: browse vault memories, decide agents' read requests, revoke grants, download MEMORY.md.
+
+Only staff decide what an agent may read; the decisions themselves live in memoryhub.vault.grants."""
 
 from __future__ import annotations
 
@@ -15,9 +17,10 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.core.ids import row_ids
+from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.memories.models import CATEGORIES, Entry
-from memoryhub.spaces.models import MemorySpace, Workspace
 from memoryhub.memories.notebooks import export
+from memoryhub.spaces.models import MemorySpace, Workspace
 from memoryhub.vault import grants
 from memoryhub.vault.models import AccessRequest, Grant
 
@@ -58,8 +61,7 @@ def entries(request: HttpRequest, companion: bool = False) -> HttpResponse:
     context = {"page": page, "query": query, "chosen": chosen, "categories": EVENT_CATEGORIES,
                "companion": companion, "tab": "companion" if companion else "entries", "nav": "vault-memories",
                "workspaces": Workspace.objects.all()}
-    template = "vault/entries.html#entry-list" if request.htmx else "vault/entries.html"
-    return render(request, template, context)
+    return render_page(request, "vault/entries.html", "entry-list", context)
 
 
 @require_GET
@@ -85,19 +87,19 @@ def requests(request: HttpRequest) -> HttpResponse:
 
 def decided(request: HttpRequest, req: AccessRequest, message: str, level: int = messages.SUCCESS) -> HttpResponse:
     """htmx: the request's card becomes a one-line outcome; otherwise back to the list with a message."""
-    if request.htmx:
+    if htmx_partial(request):
         return render(request, "vault/requests.html#decided", {"req": req, "message": message, "level": level})
     messages.add_message(request, level, message)
-    return redirect("vault:requests")
+    return redirect("dashboard:vault_requests")
 
 
 def refused(request: HttpRequest, req: AccessRequest, message: str) -> HttpResponse:
     """htmx: the same card again with the reason; otherwise back to the list with a message."""
-    if request.htmx:
+    if htmx_partial(request):
         card = with_entries(AccessRequest.objects.filter(pk=req.pk)).get()
         return render(request, "vault/requests.html#request-card", {"req": card, "error": message})
     messages.error(request, message)
-    return redirect("vault:requests")
+    return redirect("dashboard:vault_requests")
 
 
 @require_POST
@@ -157,10 +159,10 @@ def revoke(request: HttpRequest, request_id: str) -> HttpResponse:
         message = _("Revoked; the agent can no longer read these entries.")
     else:
         message = _("This grant had already ended.")
-    if request.htmx:
+    if htmx_partial(request):
         return render(request, "vault/grants.html#revoked", {"grant": grant, "message": message})
     messages.success(request, message)
-    return redirect("vault:grants")
+    return redirect("dashboard:vault_grants")
 
 
 @require_GET
