@@ -117,3 +117,39 @@ def test_retry_enforces_csrf(staff, failing_kind):
     csrf_client.force_login(staff)
     assert csrf_client.post(reverse("dashboard:job_retry", args=[job.pk])).status_code == 403
     assert Job.objects.count() == 1
+
+
+def test_durations_under_a_second_read_in_milliseconds_and_the_wait_is_shown(client, staff):
+    now = timezone.now()
+    job = Job.objects.create(kind="selftest", label="Self test", status="succeeded", progress=100,
+                             created_at=now - timedelta(seconds=2), started_at=now - timedelta(milliseconds=40),
+                             finished_at=now)
+    assert "40 ms" in client.get(reverse("dashboard:jobs")).content.decode()
+    page = client.get(reverse("dashboard:job", args=[job.pk])).content.decode()
+    assert '<dd id="job-duration">40 ms</dd>' in page and '<dd id="job-waited">2.0 s</dd>' in page
+
+
+def test_a_job_page_shows_its_log_and_result_and_rows_link_to_it(client, staff):
+    job = runner.enqueue("selftest", params={"steps": 3})
+    assert reverse("dashboard:job", args=[job.pk]) in client.get(reverse("dashboard:jobs")).content.decode()
+    page = client.get(reverse("dashboard:job", args=[job.pk])).content.decode()
+    assert [line["message"] for line in Job.objects.get(pk=job.pk).log] == ["step %(step)d of %(steps)d"] * 3
+    assert page.count("step 3 of 3") == 2 and "step 1 of 3" in page  # the latest message, and the log
+    assert "The worker walked 3 steps" in page and 'hx-trigger="every 1s"' not in page
+
+
+def test_a_failed_job_page_shows_the_error_and_a_retry(client, staff, failing_kind):
+    job = runner.enqueue(failing_kind)
+    page = client.get(reverse("dashboard:job", args=[job.pk])).content.decode()
+    assert "RuntimeError: provider went away" in page and reverse("dashboard:job_retry", args=[job.pk]) in page
+    assert client.get(reverse("dashboard:job", args=[9999])).status_code == 404
+
+
+def test_a_running_job_page_polls_itself(client, staff):
+    job = Job.objects.create(kind="selftest", status="running", started_at=timezone.now(),
+                             heartbeat_at=timezone.now())
+    runner.job_progress(job, 30, "step 1 of 3")
+    r = client.get(reverse("dashboard:job", args=[job.pk]), headers=HX)
+    assert "<html" not in r.content.decode() and 'hx-trigger="every 1s"' in r.content.decode()
+    assert 'aria-valuenow="30"' in r.content.decode()
+

@@ -107,3 +107,32 @@ def test_retag_preview_then_apply(client, space, staff):
 def test_third_party_spaces_have_no_maintenance_page(client, staff):
     MemorySpace.objects.create(slug="remote", name="R", provider="mem0")
     assert client.get("/spaces/remote/maintenance/").status_code == 404
+
+
+def test_apply_answers_with_a_sentence_and_a_fresh_plan_out_of_band(client, space, staff):
+    archived = Entry.objects.get()
+    html = client.post("/spaces/m/maintenance/consolidate/", **HX).content.decode()
+    assert "run=" not in html and "archived=1" not in html
+    assert "Archived 1 entry nobody recalls" in html and "/spaces/m/?archived=only" in html
+    plan = html.split('<div id="consolidation-plan"')[1].split("</div>")[0]
+    assert 'hx-swap-oob="true"' in plan and "Nothing to consolidate" in plan and "consolidate-apply" not in plan
+    assert 'id="consolidation-runs" hx-swap-oob="true"' in html and f"#{archived.pk}" not in plan
+    run = ConsolidationRun.objects.get()
+    assert f'id="run-{run.pk}"' in html
+
+
+def test_while_a_consolidation_runs_the_plan_has_no_apply_and_a_second_apply_joins_it(client, space, staff):
+    job = Job.objects.create(kind="consolidate", space=space, status="running", started_at=timezone.now(),
+                             heartbeat_at=timezone.now())
+    page = client.get("/spaces/m/maintenance/").content.decode()
+    assert "consolidate-apply" not in page and f'id="job-{job.pk}"' in page and "A consolidation is running" in page
+    again = client.post("/spaces/m/maintenance/consolidate/", **HX).content.decode()
+    assert Job.objects.filter(kind="consolidate").count() == 1 and f'id="job-{job.pk}"' in again
+    assert 'hx-trigger="every 1s"' in again and not ConsolidationRun.objects.exists()
+
+
+def test_the_maintenance_page_keeps_the_space_tabs(client, space, staff):
+    html = client.get("/spaces/m/maintenance/").content.decode()
+    tabs = html.split('aria-label="Space sections"')[1].split("</nav>")[0]
+    assert 'href="/spaces/m/"' in tabs and 'href="/spaces/m/facts/"' in tabs
+    assert 'href="/spaces/m/maintenance/" aria-current="page"' in tabs

@@ -43,7 +43,7 @@ def test_the_whole_loop_through_api_and_dashboard(client, staff, api, api_factor
     request_id = file_request(api)
     page = client.get("/vault/requests/").content.decode()
     assert request_id in page and "alpha" in page and "beta" in page and "body of alpha" in page
-    assert 'class="chip pitfall"' in page and "#trip" in page
+    assert 'class="chip cat-pitfall"' in page and "#trip" in page
     for label in ("Allow selected", "Allow all", "Deny"):
         assert label in page
     assert result(api.tool("memory_status"))["pending"][0]["request_id"] == request_id

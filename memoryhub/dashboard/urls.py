@@ -58,6 +58,7 @@ urlpatterns = [
     path("providers/<str:kind>/discover", providers.provider_discover, name="provider_discover"),
     path("jobs/", jobs.job_list, name="jobs"),
     path("jobs/selftest", jobs.job_selftest, name="job_selftest"),
+    path("jobs/<int:job_id>/", jobs.job_detail, name="job"),
     path("jobs/<int:job_id>/retry", jobs.job_retry, name="job_retry"),
     path("tokens/", tokens.token_list, name="tokens"),
     path("tokens/<int:token_id>/revoke", tokens.token_revoke, name="token_revoke"),

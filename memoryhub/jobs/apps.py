@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_noop
 
 
 class JobsConfig(AppConfig):
@@ -11,5 +12,5 @@ class JobsConfig(AppConfig):
         from memoryhub.jobs import registry
         from memoryhub.jobs.runner import on_worker_spawn, selftest
 
-        registry.job("selftest", "Self test", selftest)
+        registry.job("selftest", gettext_noop("Self test"), selftest)
         post_spawn.connect(on_worker_spawn, dispatch_uid="memoryhub.jobs.fail_stale")

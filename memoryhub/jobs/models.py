@@ -30,6 +30,8 @@ class Job(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life from the worker.")
     worker = models.CharField(max_length=100, blank=True, help_text="host:pid of the worker process running it.")
+    log = models.JSONField(default=list, blank=True, editable=False,
+                           help_text="Progress lines: {at, progress, message (untranslated), args}.")
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -17,6 +17,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 from django_q.conf import Conf
 from django_q.tasks import async_task
 
@@ -25,6 +26,9 @@ from memoryhub.jobs import registry
 from memoryhub.jobs.models import Job
 
 log = logging.getLogger(__name__)
+
+LOG_LINES = 100  # the jobs page reads every row's log for its latest line; keep each small
+STALE = gettext_noop("the worker stopped while running this job; retry it")
 
 
 def enqueue(kind: str, *, space=None, params: dict | None = None, user=None, label: str = "") -> Job:
@@ -71,11 +75,17 @@ def submit(name: str, *args: Any, label: str = "") -> None:
         transaction.on_commit(lambda: async_task(registry.path(run), *args, task_name=label or name, save=False))
 
 
-def job_progress(job: Job, percent: int, message: str = "") -> None:
-    """Visible to the dashboard at once (the worker runs outside any request transaction)."""
+def job_progress(job: Job, percent: int, message: str = "", **args: Any) -> None:
+    """Visible to the dashboard at once (the worker runs outside any request transaction), and kept in the log.
+
+    `message` is an untranslated msgid (mark it with gettext_noop) whose %(name)s placeholders come from `args`,
+    so the dashboard shows it in the reader's language; `Job.message` keeps the English text."""
+    now = timezone.now()
     job.progress = max(0, min(100, int(percent)))
-    job.message = message[:300]
-    Job.objects.filter(pk=job.pk).update(progress=job.progress, message=job.message, heartbeat_at=timezone.now())
+    job.message = (message % args if args else message)[:300]
+    line = {"at": now.isoformat(), "progress": job.progress, "message": message[:300], "args": args}
+    job.log = [*(job.log or []), line][-LOG_LINES:]
+    Job.objects.filter(pk=job.pk).update(progress=job.progress, message=job.message, log=job.log, heartbeat_at=now)
 
 
 def execute(job_id: int) -> None:
@@ -133,8 +143,7 @@ def fail_stale(max_silence_seconds: int = 900) -> int:
     ]
     cutoff = timezone.now() - timedelta(seconds=max_silence_seconds)
     return Job.objects.filter(Q(heartbeat_at__lt=cutoff) | Q(pk__in=dead), status=Job.Status.RUNNING).update(
-        status=Job.Status.FAILED, error="the worker stopped while running this job; retry it",
-        finished_at=timezone.now())
+        status=Job.Status.FAILED, error=STALE, finished_at=timezone.now())
 
 
 def on_worker_spawn(sender, proc_name: str = "", **kwargs) -> None:
@@ -153,5 +162,5 @@ def selftest(job: Job) -> dict[str, Any]:
     pause = min(5.0, float(job.params.get("pause", 0)))
     for i in range(steps):
         time.sleep(pause)
-        job_progress(job, (i + 1) * 100 // steps, f"step {i + 1} of {steps}")
+        job_progress(job, (i + 1) * 100 // steps, gettext_noop("step %(step)d of %(steps)d"), step=i + 1, steps=steps)
     return {"steps": steps}

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_noop
 
 
 class MemoriesConfig(AppConfig):
@@ -18,16 +19,16 @@ class MemoriesConfig(AppConfig):
         from memoryhub.memories.write import events
         from memoryhub.spaces.models import MemorySpace
 
-        registry.job("persona_rebuild", "Persona rebuild", jobs.persona_rebuild)
-        registry.job("verify_write", "Verify a remote write", jobs.verify_write)
-        registry.job("summarize", "Summarise a turn", jobs.summarize_entry)
-        registry.job("consolidate", "Consolidation", jobs.consolidate_space)
-        registry.job("consolidate_undo", "Undo consolidation", jobs.consolidate_undo)
-        registry.job("compact", "Storage compaction", jobs.compact_storage)
-        registry.job("import_history", "History import", jobs.import_history)
-        registry.job("retag_origin", "Origin re-tag", jobs.retag_origin)
-        registry.job("embed", "Embedding", jobs.embed_space)
-        registry.job("memory_md", "MEMORY.md export", export.regenerate_job)
+        registry.job("persona_rebuild", gettext_noop("Persona rebuild"), jobs.persona_rebuild)
+        registry.job("verify_write", gettext_noop("Verify a remote write"), jobs.verify_write)
+        registry.job("summarize", gettext_noop("Summarise a turn"), jobs.summarize_entry)
+        registry.job("consolidate", gettext_noop("Consolidation"), jobs.consolidate_space)
+        registry.job("consolidate_undo", gettext_noop("Undo consolidation"), jobs.consolidate_undo)
+        registry.job("compact", gettext_noop("Storage compaction"), jobs.compact_storage)
+        registry.job("import_history", gettext_noop("History import"), jobs.import_history)
+        registry.job("retag_origin", gettext_noop("Origin re-tag"), jobs.retag_origin)
+        registry.job("embed", gettext_noop("Embedding"), jobs.embed_space)
+        registry.job("memory_md", gettext_noop("MEMORY.md export"), export.regenerate_job)
 
         # Tasks without a Job row; the schedules (migrations 0004, 0010–0012, 0014) store these paths.
         registry.task("enrich", enrich.run)

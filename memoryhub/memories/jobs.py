@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from memoryhub.core import llm
 from memoryhub.jobs import runner
@@ -42,9 +43,9 @@ def on_entry_written(sender, entry: Entry, backfill: bool = False, **kwargs) -> 
 def persona_rebuild(job: Job) -> dict:
     """Re-derive a space's persona frames, each origin's from its own memories (with the configured LLM when
     there is one)."""
-    job_progress(job, 10, "reading recent memories and facts")
+    job_progress(job, 10, gettext_noop("reading recent memories and facts"))
     result = persona.rebuild_all(job.space)
-    job_progress(job, 100, f"frame rebuilt by {result['method']}")
+    job_progress(job, 100, gettext_noop("frame rebuilt by %(method)s"), method=result["method"])
     return {k: result[k] for k in ("method", "asserted", "invalidated", "rejected", "events", "error")}
 
 
@@ -53,7 +54,8 @@ def embed_space(job: Job) -> dict:
     for as long as a task may run; the sweep or another click takes the rest."""
 
     def progress(done: int, total: int) -> None:
-        job_progress(job, 100 * done // max(total, 1), f"{done} of {total} entries embedded")
+        job_progress(job, 100 * done // max(total, 1), gettext_noop("%(done)d of %(total)d entries embedded"),
+                     done=done, total=total)
 
     done = vectors.embed_pending(job.space.pk, progress=progress, raise_errors=True)
     return {"embedded": done, "still_missing": vectors.status(job.space)["missing"]}
@@ -66,7 +68,7 @@ def verify_write(job: Job) -> dict:
     re-check. If our own bookkeeping fails after a verified commit, the exact file is deleted again.
     """
     write = RemoteWrite.objects.select_related("space").get(pk=job.params["write"])
-    job_progress(job, 20, f"verifying {write.uri or write.provider_id}")
+    job_progress(job, 20, gettext_noop("verifying %(target)s"), target=write.uri or write.provider_id)
     provider = provider_for(write.space)
     try:
         receipt = provider.verify(Receipt(write.state, provider_id=write.provider_id, uri=write.uri,
@@ -87,7 +89,7 @@ def verify_write(job: Job) -> dict:
 def consolidate_space(job: Job) -> dict:
     """Apply a fresh consolidation plan to the job's space (the preview was only a preview)."""
     run = consolidate.apply(job.space, actor=job.params.get("actor", "job"),
-                            progress=lambda p, m: job_progress(job, p, m))
+                            progress=lambda p, m, **a: job_progress(job, p, m, **a))
     return {"run": run.pk, **run.counts, "method": run.method}
 
 
@@ -108,16 +110,16 @@ def daily_consolidation() -> dict:
 
 def compact_storage(job: Job) -> dict:
     """Trim what only grows and give the space back to the file system."""
-    return compact.compact(job_days=job.params.get("days"), progress=lambda p, m: job_progress(job, p, m))
+    return compact.compact(job_days=job.params.get("days"), progress=lambda p, m, **a: job_progress(job, p, m, **a))
 
 
 def import_history(job: Job) -> dict:
     """Backfill a file or directory into the job's space, with progress; re-running adds nothing."""
-    job_progress(job, 2, "reading the file")
+    job_progress(job, 2, gettext_noop("reading the file"))
     params = job.params
     batch = importers.load(Path(params["path"]), params.get("format", "auto"), params.get("origin", "local"))
     return importers.run(job.space, batch, actor=job.params.get("actor", "import"),
-                         progress=lambda p, m: job_progress(job, p, m))
+                         progress=lambda p, m, **a: job_progress(job, p, m, **a))
 
 
 def retag_origin(job: Job) -> dict:

@@ -1,10 +1,14 @@
-"""Small template helpers shared by dashboard pages."""
+"""Small template helpers shared by dashboard pages: tag colours and how a job reads to people."""
 
 from __future__ import annotations
 
 import zlib
+from datetime import datetime, timedelta
 
 from django import template
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
 
 register = template.Library()
 
@@ -14,3 +18,71 @@ def tag_colour(name: str) -> str:
     """A stable colour for a free tag: the same name always gets the same hue (crc32, not the salted hash())."""
     hue = zlib.crc32(str(name).strip().lower().encode()) % 360
     return f"hsl({hue} 60% 42%)"
+
+
+def translated(message: str, args: dict | None = None) -> str:
+    """A job's untranslated message in the reader's language; English if its placeholders do not fit."""
+    if not message:
+        return ""
+    text = _(message)
+    try:
+        return text % args if args else text
+    except (KeyError, ValueError, TypeError):
+        return message % args if args else message
+
+
+@register.filter
+def job_label(job) -> str:
+    return _(job.label) if job.label else job.kind
+
+
+@register.filter
+def job_message(job) -> str:
+    """The job's latest progress message, translated."""
+    log = job.log
+    if log:
+        return translated(log[-1].get("message", ""), log[-1].get("args"))
+    return translated(job.message)
+
+
+@register.filter
+def log_message(line: dict) -> str:
+    return translated(line.get("message", ""), line.get("args"))
+
+
+@register.filter
+def log_time(line: dict) -> datetime | None:
+    return parse_datetime(line.get("at", ""))
+
+
+@register.filter
+def job_error(job) -> str:
+    """The error as stored; a message of ours (a stopped worker) reads in the reader's language."""
+    return _(job.error) if job.error else ""
+
+
+def span(seconds: float) -> str:
+    """A duration people can read: milliseconds under a second, tenths under a minute, then minutes and hours."""
+    if seconds < 1:
+        return _("%(ms)d ms") % {"ms": round(seconds * 1000)}
+    if seconds < 60:
+        return _("%(seconds).1f s") % {"seconds": seconds}
+    minutes, rest = divmod(int(seconds), 60)
+    if minutes < 60:
+        return _("%(minutes)d min %(seconds)d s") % {"minutes": minutes, "seconds": rest}
+    return _("%(hours)d h %(minutes)d min") % {"hours": minutes // 60, "minutes": minutes % 60}
+
+
+@register.filter
+def ran_for(job) -> str:
+    """How long a job ran, or has been running so far; blank before it starts."""
+    if job.started_at is None:
+        return ""
+    return span(max(0.0, ((job.finished_at or timezone.now()) - job.started_at).total_seconds()))
+
+
+@register.filter
+def waited_for(job) -> str:
+    """How long a job waited for a worker (so far, while it is still queued)."""
+    start = job.started_at or (timezone.now() if job.status == "queued" else None)
+    return span(max(timedelta(0), start - job.created_at).total_seconds()) if start else ""

@@ -1,12 +1,12 @@
-"""Jobs: every background task with its progress, polled while any is queued or running."""
+"""Jobs: every background task with its progress (polled while any is queued or running), and one job's page with
+its timings, log and result."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
+from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -14,34 +14,36 @@ from memoryhub.audit.models import record
 from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
+from memoryhub.memories.models import ConsolidationRun
 
 SHOWN = 200
 ACTIVE = ("queued", "running")
 
 
-def _elapsed(job: Job) -> str:
-    """How long a job ran, or has been running so far; blank before it starts."""
-    if job.started_at is None:
-        return ""
-    seconds = max(0.0, ((job.finished_at or timezone.now()) - job.started_at).total_seconds())
-    if seconds < 60:
-        return _("%(seconds).1f s") % {"seconds": seconds}
-    minutes, rest = divmod(int(seconds), 60)
-    return _("%(minutes)d min %(seconds)d s") % {"minutes": minutes, "seconds": rest}
-
-
 def _table() -> dict:
     """Context for the job table; `polling` keeps the table refreshing while work is pending."""
-    jobs = list(Job.objects.select_related("space")[:SHOWN])
-    for job in jobs:
-        job.elapsed = _elapsed(job)
-    return {"jobs": jobs, "total": Job.objects.count(), "shown": SHOWN,
-            "polling": Job.objects.filter(status__in=ACTIVE).exists(), "nav": "jobs"}
+    return {"jobs": Job.objects.select_related("space")[:SHOWN], "total": Job.objects.count(),
+            "shown": SHOWN, "polling": Job.objects.filter(status__in=ACTIVE).exists(), "nav": "jobs"}
+
+
+def outcome(job: Job) -> dict:
+    """What the job's result refers to, for its result sentence: a consolidation's run with what it touched."""
+    if job.kind != "consolidate" or job.status != "succeeded":
+        return {}
+    run = ConsolidationRun.objects.filter(pk=job.result.get("run"), space_id=job.space_id).first()
+    if run is None:
+        return {}
+    merges: dict[int, list[int]] = {}
+    for loser, winner in sorted(run.merged.items(), key=lambda pair: int(pair[0])):
+        merges.setdefault(int(winner), []).append(int(loser))
+    digests = [(int(digest), len(turns)) for digest, turns in sorted(run.digested.items(), key=lambda p: int(p[0]))]
+    return {"run": run, "merges": sorted(merges.items()), "merged": len(run.merged), "digests": digests,
+            "archived": run.archived}
 
 
 def _respond(request: HttpRequest) -> HttpResponse:
     if htmx_partial(request):
-        return render(request, "dashboard/jobs.html#job-table", _table())
+        return render_page(request, "dashboard/jobs.html", "job-table", _table())
     return redirect("dashboard:jobs")
 
 
@@ -50,6 +52,16 @@ def _respond(request: HttpRequest) -> HttpResponse:
 def job_list(request: HttpRequest) -> HttpResponse:
     runner.fail_stale()
     return render_page(request, "dashboard/jobs.html", "job-table", _table())
+
+
+@require_GET
+@login_required
+def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
+    """One job: when it was queued, started and finished, its log, its result or error; polled while active."""
+    runner.fail_stale()
+    job = get_object_or_404(Job.objects.select_related("space", "created_by"), pk=job_id)
+    context = {"job": job, "outcome": outcome(job), "active": job.status in ACTIVE, "nav": "jobs"}
+    return render_page(request, "dashboard/job.html", "job-detail", context)
 
 
 @require_POST
@@ -75,5 +87,5 @@ def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
     new = runner.retry(job, user=request.user)
     record(request.user.get_username(), "job.retry", f"job:{job.pk}", user=request.user, kind=job.kind, new=new.pk)
     if not htmx_partial(request):
-        messages.success(request, _("%(label)s queued again.") % {"label": job.label or job.kind})
+        messages.success(request, _("%(label)s queued again.") % {"label": _(job.label or job.kind)})
     return _respond(request)

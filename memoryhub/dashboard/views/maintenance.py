@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryhub.audit.models import record
 from memoryhub.dashboard.access import space_context, space_for_user
 from memoryhub.dashboard.partials import htmx_partial
+from memoryhub.dashboard.views.jobs import outcome
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.memories.maintenance import consolidate, gc, importers, packs
@@ -29,6 +30,8 @@ from memoryhub.memories.models import ConsolidationRun, Entry
 from memoryhub.spaces.models import MemorySpace
 
 TEMPLATE = "dashboard/maintenance.html"
+ACTIVE = ("queued", "running")
+CONSOLIDATION = ("consolidate", "consolidate_undo")
 
 
 def _render(request: HttpRequest, partial: str, context: dict) -> HttpResponse:
@@ -38,22 +41,34 @@ def _render(request: HttpRequest, partial: str, context: dict) -> HttpResponse:
     return redirect("dashboard:maintenance", slug=context["space"].slug)
 
 
+def sections(space: MemorySpace) -> dict:
+    """What the page's sections show; re-rendered out of band when a job of the page finishes."""
+    return {
+        "plan": consolidate.plan(space), "limits": consolidate.thresholds(space),
+        "runs": ConsolidationRun.objects.filter(space=space)[:10], "candidates": gc.suggest(space),
+        "embeddings": vectors.status(space),
+        "consolidating": Job.objects.filter(space=space, kind__in=CONSOLIDATION, status__in=ACTIVE).first(),
+    }
+
+
 def _job_response(request: HttpRequest, space: MemorySpace, job: Job) -> HttpResponse:
-    return _render(request, "job", {"space": space, "job": job})
+    """The job's progress while it runs; once it ends, its result, and every section it may have changed."""
+    job.refresh_from_db()  # a worker may have run it already (always, in the synchronous test setup)
+    context = {**space_context(space, "maintenance"), "job": job, "active": job.status in ACTIVE}
+    if job.status in ACTIVE:
+        if job.kind in CONSOLIDATION:  # the plan gives way to the running job: no second Apply meanwhile
+            context.update(refresh=True, **sections(space))
+    else:
+        context.update(refresh=True, outcome=outcome(job), **sections(space))
+    return _render(request, "job", context)
 
 
 @require_GET
 @login_required
 def maintenance(request: HttpRequest, slug: str) -> HttpResponse:
     space = space_for_user(request, slug, native=True)
-    context = {
-        **space_context(space, "maintenance"), "plan": consolidate.plan(space), "limits": consolidate.thresholds(space),
-        "runs": ConsolidationRun.objects.filter(space=space)[:10], "candidates": gc.suggest(space),
-        "formats": [(k, label) for k, (label, _loader) in importers.FORMATS.items()],
-        "jobs": Job.objects.filter(space=space, kind__in=("consolidate", "consolidate_undo", "import_history",
-                                                          "retag_origin", "embed"))[:5],
-        "embeddings": vectors.status(space),
-    }
+    context = {**space_context(space, "maintenance"), **sections(space),
+               "formats": [(k, label) for k, (label, _loader) in importers.FORMATS.items()]}
     return render(request, TEMPLATE, context)
 
 
@@ -62,16 +77,19 @@ def maintenance(request: HttpRequest, slug: str) -> HttpResponse:
 def job_progress(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     """The polled progress bar of one job."""
     space = space_for_user(request, slug, native=True)
-    job = get_object_or_404(Job, pk=job_id)
-    return render(request, f"{TEMPLATE}#job", {"space": space, "job": job})
+    job = get_object_or_404(Job, pk=job_id, space=space)
+    return _job_response(request, space, job)
 
 
 @require_POST
 @login_required
 def consolidate_apply(request: HttpRequest, slug: str) -> HttpResponse:
+    """Start consolidating, unless a consolidation of this space is already queued or running (then that one)."""
     space = space_for_user(request, slug, native=True)
-    job = runner.enqueue("consolidate", space=space, params={"actor": request.user.username}, user=request.user)
-    record(request.user.username, "consolidate", space.slug, user=request.user, job=job.pk)
+    job = Job.objects.filter(space=space, kind__in=CONSOLIDATION, status__in=ACTIVE).first()
+    if job is None:
+        job = runner.enqueue("consolidate", space=space, params={"actor": request.user.username}, user=request.user)
+        record(request.user.username, "consolidate", space.slug, user=request.user, job=job.pk)
     return _job_response(request, space, job)
 
 

@@ -19,6 +19,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import OperationalError, connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 from django_q.conf import Conf
 from django_q.models import Failure, Success
 
@@ -27,7 +28,7 @@ from memoryhub.memories.search import fulltext as search
 from memoryhub.memories.models import OpLog
 from memoryhub.spaces.models import MemorySpace
 
-Progress = Callable[[int, str], None]
+Progress = Callable[..., None]  # (percent, untranslated message, **its args)
 
 
 def trim_oplog() -> int:
@@ -125,16 +126,16 @@ def db_size() -> int | None:
 
 def compact(*, job_days: int | None = None, progress: Progress | None = None) -> dict:
     """Run every step; returns what each removed and the database size before and after."""
-    report = progress or (lambda pct, msg: None)
+    report = progress or (lambda pct, msg, **args: None)
     days = job_days if job_days is not None else settings.MEMORYHUB["JOB_RETENTION_DAYS"]
     result = {"size_before": db_size()}
-    report(10, "trimming op logs")
+    report(10, gettext_noop("trimming op logs"))
     result["oplog"] = trim_oplog()
-    report(35, "trimming task results")
+    report(35, gettext_noop("trimming task results"))
     result["task_results"] = trim_task_results(days)
-    report(55, "trimming finished jobs")
+    report(55, gettext_noop("trimming finished jobs"))
     result["jobs"] = trim_jobs(days)
-    report(75, "optimising the database")
+    report(75, gettext_noop("optimising the database"))
     result["storage"] = optimize_storage()
     result["size_after"] = db_size()
     return result

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from memoryhub.core import llm
 from memoryhub.memories.models import Category, ConsolidationRun, Entry, Kind, Method, Topic
@@ -26,7 +27,7 @@ from memoryhub.spaces.models import MemorySpace
 MIN_MERGE_TOKENS = 3
 DIGEST_MIN_TURNS = 5
 DIGEST_POINTS = 8
-Progress = Callable[[int, str], None]
+Progress = Callable[..., None]  # (percent, untranslated message, **its args)
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
 _LABEL = re.compile(r"^(User|Assistant):\s*")
 
@@ -195,14 +196,14 @@ def _digest_draft(topic: Topic, turns: list[Entry], text: str, run: Consolidatio
 def apply(space: MemorySpace, *, actor: str = "", progress: Progress | None = None,
           now: datetime | None = None) -> ConsolidationRun:
     """Plan afresh and carry it out, recording each mark it really set (a mark already set is left alone)."""
-    report = progress or (lambda pct, msg: None)
+    report = progress or (lambda pct, msg, **args: None)
     current = plan(space, now)
     run = ConsolidationRun.objects.create(space=space, actor=actor)
     client = llm.get_client() if current.digests else None
     method = Method.RULE
     total = max(1, len(current.digests))
     for i, group in enumerate(current.digests):
-        report(10 + 70 * i // total, f"digesting topic {group.topic.title[:60]}")
+        report(10 + 70 * i // total, gettext_noop("digesting topic %(title)s"), title=group.topic.title[:60])
         text = None
         if client is not None:
             try:
@@ -216,12 +217,12 @@ def apply(space: MemorySpace, *, actor: str = "", progress: Progress | None = No
             run.digested[str(digest.pk)] = marked
     if client is not None:
         client.close()
-    report(85, "merging near-duplicates")
+    report(85, gettext_noop("merging near-duplicates"))
     with transaction.atomic():
         for group in current.merges:
             for loser in gateway.merge(space, [e.pk for e in group.merged], group.keep.pk, actor=actor):
                 run.merged[str(loser)] = group.keep.pk
-    report(92, "archiving what nobody recalls")
+    report(92, gettext_noop("archiving what nobody recalls"))
     run.archived = gateway.archive(space, [e.pk for e in current.archives], actor=actor)
     run.counts = current.counts
     run.method = method

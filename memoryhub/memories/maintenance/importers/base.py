@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext_noop
 
 from memoryhub.memories.growth import facts
 from memoryhub.memories.models import CATEGORIES, EdgeType, Entry, Kind, Method, Source
@@ -16,7 +17,7 @@ from memoryhub.memories.text import classify
 from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
 
-Progress = Callable[[int, str], None]
+Progress = Callable[..., None]  # (percent, untranslated message, **its args)
 MAX_BODY = 8000
 MAX_TAGS = 20
 
@@ -112,7 +113,7 @@ def existing_keys(space: MemorySpace, keys: list[str]) -> set[str]:
 def run(space: MemorySpace, batch: Batch, *, dry_run: bool = False, actor: str = "import",
         progress: Progress | None = None) -> dict:
     """Write (or, dry, only count) a batch: new items, facts still true, links between imported items."""
-    report = progress or (lambda pct, msg: None)
+    report = progress or (lambda pct, msg, **args: None)
     keys = [i.idempotency_key for i in batch.items]
     known = existing_keys(space, keys)
     fresh = [i for i in dict((i.idempotency_key, i) for i in batch.items).values() if i.idempotency_key not in known]
@@ -127,8 +128,9 @@ def run(space: MemorySpace, batch: Batch, *, dry_run: bool = False, actor: str =
         if gateway.write(space, _clipped(item), actor=actor).created:
             added += 1
         if n % 25 == 0:
-            report(5 + 85 * n // max(1, len(fresh)), f"{n} of {len(fresh)} written")
-    report(92, "facts and links")
+            report(5 + 85 * n // max(1, len(fresh)), gettext_noop("%(done)d of %(total)d written"), done=n,
+                   total=len(fresh))
+    report(92, gettext_noop("facts and links"))
     with transaction.atomic():
         for op in final_facts(batch.facts):
             facts.assert_fact(space, op.subject, op.predicate, op.value, negative=op.negative, origin=op.origin,
