@@ -218,3 +218,9 @@ def test_a_tampered_selection_falls_back_to_manual(client, staff):
     from memoryhub.spaces.models import MemorySpace
 
     assert MemorySpace.objects.get(slug="man").selection["source"] == "manual"
+
+
+def test_search_all_results_link_to_the_memory(client, staff, api):
+    entry_id = api.turn("we chose PostgreSQL for billing").json()["entry"]["id"]
+    html = client.get(reverse("dashboard:search") + "?q=PostgreSQL").content.decode()
+    assert f'href="{reverse("dashboard:entry", args=["default", int(entry_id)])}"' in html

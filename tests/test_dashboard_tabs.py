@@ -155,3 +155,14 @@ def test_graph_page_and_json(client, staff):
     data = json.loads(client.get(url("graph_data", "default")).content)
     assert {n["id"] for n in data["nodes"]} == {str(a.pk), str(b.pk)}
     assert any(e["type"] == "temporal" for e in data["edges"])
+
+
+def test_without_a_model_the_rebuild_says_it_goes_by_rules(client, staff, settings):
+    default_space()
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "LLM_BASE_URL": ""}
+    html = client.get(url("persona", "default")).content.decode()
+    assert ">Rebuild by rules</button>" in html and '<button type="button" disabled' in html
+    assert "No model is configured" in html and "frame below" not in html
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "LLM_BASE_URL": "http://127.0.0.1:9/v1"}
+    html = client.get(url("persona", "default")).content.decode()
+    assert 'id="rebuild" aria-describedby="rebuild-how">Rebuild with AI' in html and "Rebuild by rules" not in html

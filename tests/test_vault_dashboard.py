@@ -177,3 +177,15 @@ def test_looking_at_requests_marks_vault_spaces_seen(client, staff, diary):
     client.get("/vault/requests/")
     diary.refresh_from_db()
     assert diary.last_seen_at >= diary.last_write_at
+
+
+def test_a_decision_refreshes_the_tab_counter_out_of_band(client, staff, api, diary):
+    save(api, "alpha")
+    first, second = file_request(api, session_id="s1"), file_request(api, session_id="s2")
+    assert "Pending requests (2)" in client.get("/vault/requests/").content.decode()
+    html = client.post(f"/vault/requests/{first}/deny", HTTP_HX_REQUEST="true").content.decode()
+    tabs = html.split('id="vault-tabs"')[1].split("</nav>")[0]
+    assert 'hx-swap-oob="true"' in tabs and "Pending requests (1)" in tabs
+    html = client.post(f"/vault/requests/{second}/approve", {"all": "1"}, HTTP_HX_REQUEST="true").content.decode()
+    tabs = html.split('id="vault-tabs"')[1].split("</nav>")[0]
+    assert "Pending requests</a>" in tabs and "(1)" not in tabs

@@ -44,6 +44,7 @@ TABS = {
     "memories": ("space", _lazy("Memories")),
     "persona": ("persona", _lazy("Persona frame")),
     "facts": ("facts", _lazy("Facts")),
+    "topics": ("topics", _lazy("Topics")),
     "recall": ("recall", _lazy("Recall preview")),
     "graph": ("graph", _lazy("Graph")),
     "entities": ("entities", _lazy("Entities")),
@@ -57,11 +58,11 @@ TABS = {
 def space_tabs(space: MemorySpace) -> list[str]:
     """The tabs this space's provider can back; nothing is shown that it cannot do."""
     caps = capabilities(space)
+    native = space.is_native
     shown = {
-        "memories": caps.browse or caps.search, "persona": space.is_native, "facts": space.is_native,
-        "recall": caps.search or space.is_native, "graph": caps.graph,
-        "entities": caps.entities and not space.is_vault, "charts": space.is_native, "activity": space.is_native,
-        "maintenance": space.is_native, "settings": True,
+        "memories": caps.browse or caps.search, "persona": native, "facts": native, "topics": native,
+        "recall": caps.search or native, "graph": caps.graph, "entities": caps.entities and not space.is_vault,
+        "charts": native, "activity": native, "maintenance": native, "settings": True,
     }
     return [tab for tab in TABS if shown[tab]]
 

@@ -1,8 +1,8 @@
 from django.urls import path
 
 from memoryhub.dashboard.views import (
-    charts, choose, connect, entities, facts, graph, jobs, maintenance, memories, notebooks, persona, providers, recall,
-    spaces, tokens, tuning, vault, workspaces, writes,
+    audit, charts, choose, connect, entities, facts, graph, jobs, maintenance, memories, notebooks, persona, providers,
+    recall, spaces, tokens, topics, tuning, vault, workspaces, writes,
 )
 
 app_name = "dashboard"
@@ -30,6 +30,8 @@ urlpatterns = [
     path("spaces/<slug:slug>/facts/", facts.facts, name="facts"),
     path("spaces/<slug:slug>/facts/history/", facts.history, name="fact_history"),
     path("spaces/<slug:slug>/facts/<int:pk>/invalidate/", facts.invalidate, name="fact_invalidate"),
+    path("spaces/<slug:slug>/topics/", topics.topic_list, name="topics"),
+    path("spaces/<slug:slug>/topics/<int:pk>/", topics.topic_detail, name="topic"),
     path("spaces/<slug:slug>/recall/", recall.preview, name="recall"),
     path("spaces/<slug:slug>/graph/", graph.graph_page, name="graph"),
     path("spaces/<slug:slug>/entities/", entities.entities_page, name="entities"),
@@ -61,6 +63,7 @@ urlpatterns = [
     path("jobs/<int:job_id>/", jobs.job_detail, name="job"),
     path("jobs/<int:job_id>/retry", jobs.job_retry, name="job_retry"),
     path("tokens/", tokens.token_list, name="tokens"),
+    path("audit/", audit.audit_log, name="audit"),
     path("tokens/<int:token_id>/revoke", tokens.token_revoke, name="token_revoke"),
     # connect an agent: a token, ready-to-paste configs, and a wait for its first call
     path("connect/", connect.connect, name="connect"),

@@ -95,4 +95,4 @@ class RecallForm(forms.Form):
 class ProfileForm(forms.Form):
     profile = forms.CharField(label=_("Profile"), required=False, max_length=4000,
                               widget=forms.Textarea(attrs={"rows": 8}),
-                              help_text=_("Injected first, as written. The frame below is derived from facts."))
+                              help_text=_("Injected first, as written; the frame, derived from facts, follows it."))

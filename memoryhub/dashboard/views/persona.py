@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -25,7 +26,8 @@ def persona_context(space: MemorySpace, form: ProfileForm | None = None, saved: 
     persona, _created = Persona.objects.get_or_create(space=space, origin=LOCAL_ORIGIN)
     return {**space_context(space, "persona"), "persona": persona, "frame": project_frame(space),
             "profile_form": form or ProfileForm(initial={"profile": persona.profile}), "saved": saved,
-            "job": Job.objects.filter(space=space, kind="persona_rebuild").first()}
+            "job": Job.objects.filter(space=space, kind="persona_rebuild").first(),
+            "model": bool(settings.MEMORYHUB.get("LLM_BASE_URL"))}
 
 
 @require_http_methods(["GET", "POST"])
