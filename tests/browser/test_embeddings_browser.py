@@ -24,7 +24,7 @@ def test_embed_the_existing_memories_then_search_finds_a_synonym(logged_in_page,
         card = page.locator("#embeddings")
         expect(card).to_contain_text("2 of 2 live entries are not embedded yet")
         card.get_by_role("button", name="Embed them now").click()
-        expect(card.locator(".job")).to_contain_text("embedded=2")
+        expect(card.locator(".job")).to_contain_text("Embedded 2 entries")  # a sentence, not the raw result
 
         page.goto("/spaces/garage/")
         page.fill("#memory-q", "automobile")
