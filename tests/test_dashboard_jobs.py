@@ -153,3 +153,10 @@ def test_a_running_job_page_polls_itself(client, staff):
     assert "<html" not in r.content.decode() and 'hx-trigger="every 1s"' in r.content.decode()
     assert 'aria-valuenow="30"' in r.content.decode()
 
+
+
+def test_job_messages_and_labels_read_in_chinese(client, staff):
+    job = runner.enqueue("selftest", params={"steps": 2})
+    client.post(reverse("set_language"), {"language": "zh-hans"})
+    page = client.get(reverse("dashboard:job", args=[job.pk])).content.decode()
+    assert "自检" in page and "第 2 步，共 2 步" in page and "step 2 of 2" not in page

@@ -53,3 +53,14 @@ def test_reset_clears_overrides(client, staff):
     space.save()
     client.post("/spaces/default/settings/", {"reset": "1"})
     assert MemorySpace.objects.get(slug="default").settings == {}
+
+
+def test_setting_descriptions_and_errors_read_in_chinese(client, staff):
+    from memoryhub.spaces.services import default_space
+
+    default_space()
+    client.post("/i18n/setlang/", {"language": "zh-hans"})
+    page = client.get("/spaces/default/settings/").content.decode()
+    assert "关闭：只记录和搜索，不注入任何内容。" in page and "Off: record and search only" not in page
+    r = client.post("/spaces/default/settings/", {"maxRecall": "lots"})
+    assert "必须是整数" in r.content.decode() and "must be a whole number" not in r.content.decode()

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 POLICIES = ("strict-v1", "balanced-v1", "exhaustive-v1")
 
@@ -25,26 +27,26 @@ class Rule:
 
 
 RULES: dict[str, Rule] = {
-    "inject": Rule(bool, help="Off: record and search only, nothing injected."),
-    "maxInjectChars": Rule(int, 0, 100_000, help="Characters /context may inject."),
-    "maxRecall": Rule(int, 0, 50, help="Cards at most per injection."),
-    "autoSummarize": Rule(bool, help="Off: rule summaries only, zero model calls."),
-    "summaryModel": Rule(str, help="Model for turn summaries (blank: MEMORYHUB_LLM_MODEL)."),
-    "summaryTimeout": Rule((int, float), 1, 300, help="Seconds a summary call may take."),
-    "autoPersona": Rule(bool, help="Rebuild the persona frame as memories arrive."),
-    "personaEvery": Rule(int, 1, 10_000, help="New entries between persona rebuilds."),
-    "autoConsolidate": Rule(bool, help="Consolidate daily."),
-    "consolidateMinAgeDays": Rule(int, 1, 3650, help="Archive entries older than this that were never recalled."),
-    "consolidateDigestAgeDays": Rule(int, 0, 3650, help="Digest topics that ended this many days ago."),
-    "mergeSimilarity": Rule((int, float), 0.5, 1.0, help="Summaries this similar within a topic merge."),
-    "maxEntries": Rule(int, 0, 10_000_000, help="Over this, the weakest entries are archived (0: no cap)."),
-    "recordSubagents": Rule(bool, help="Also archive turns an agent marks as coming from a sub-agent."),
-    "recallPolicy": Rule(str, choices=POLICIES, help="How results from several providers are filtered."),
-    "recallLow": Rule((int, float), 0, 1, help="Scores below this are low."),
-    "recallHigh": Rule((int, float), 0, 1, help="Scores from this up are high."),
-    "recallMultiplier": Rule((int, float), 1, 5, help="Candidates fetched per result wanted."),
-    "recallMaxMedium": Rule(int, 0, 50, help="Medium results kept at most (strict)."),
-    "recallMaxUnknown": Rule(int, 0, 50, help="Unscored results kept at most (strict)."),
+    "inject": Rule(bool, help=gettext_lazy("Off: record and search only, nothing injected.")),
+    "maxInjectChars": Rule(int, 0, 100_000, help=gettext_lazy("Characters /context may inject.")),
+    "maxRecall": Rule(int, 0, 50, help=gettext_lazy("Cards at most per injection.")),
+    "autoSummarize": Rule(bool, help=gettext_lazy("Off: rule summaries only, zero model calls.")),
+    "summaryModel": Rule(str, help=gettext_lazy("Model for turn summaries (blank: MEMORYHUB_LLM_MODEL).")),
+    "summaryTimeout": Rule((int, float), 1, 300, help=gettext_lazy("Seconds a summary call may take.")),
+    "autoPersona": Rule(bool, help=gettext_lazy("Rebuild the persona frame as memories arrive.")),
+    "personaEvery": Rule(int, 1, 10_000, help=gettext_lazy("New entries between persona rebuilds.")),
+    "autoConsolidate": Rule(bool, help=gettext_lazy("Consolidate daily.")),
+    "consolidateMinAgeDays": Rule(int, 1, 3650, help=gettext_lazy("Archive entries older than this that were never recalled.")),
+    "consolidateDigestAgeDays": Rule(int, 0, 3650, help=gettext_lazy("Digest topics that ended this many days ago.")),
+    "mergeSimilarity": Rule((int, float), 0.5, 1.0, help=gettext_lazy("Summaries this similar within a topic merge.")),
+    "maxEntries": Rule(int, 0, 10_000_000, help=gettext_lazy("Over this, the weakest entries are archived (0: no cap).")),
+    "recordSubagents": Rule(bool, help=gettext_lazy("Also archive turns an agent marks as coming from a sub-agent.")),
+    "recallPolicy": Rule(str, choices=POLICIES, help=gettext_lazy("How results from several providers are filtered.")),
+    "recallLow": Rule((int, float), 0, 1, help=gettext_lazy("Scores below this are low.")),
+    "recallHigh": Rule((int, float), 0, 1, help=gettext_lazy("Scores from this up are high.")),
+    "recallMultiplier": Rule((int, float), 1, 5, help=gettext_lazy("Candidates fetched per result wanted.")),
+    "recallMaxMedium": Rule(int, 0, 50, help=gettext_lazy("Medium results kept at most (strict).")),
+    "recallMaxUnknown": Rule(int, 0, 50, help=gettext_lazy("Unscored results kept at most (strict).")),
 }
 
 
@@ -67,7 +69,7 @@ def validate(changes: dict[str, Any], base: dict[str, Any] | None = None) -> tup
     for key, value in changes.items():
         rule = RULES.get(key)
         if rule is None:
-            errors[key] = f"unknown setting {key!r}"
+            errors[key] = _("unknown setting %(key)r") % {"key": key}
             continue
         problem = _problem(rule, value)
         if problem:
@@ -76,22 +78,23 @@ def validate(changes: dict[str, Any], base: dict[str, Any] | None = None) -> tup
             clean[key] = float(value) if rule.kind == (int, float) else value
     merged = {**(base or defaults()), **clean}
     if "recallLow" not in errors and "recallHigh" not in errors and merged["recallLow"] >= merged["recallHigh"]:
-        errors["recallLow"] = "recallLow must be below recallHigh"
+        errors["recallLow"] = _("recallLow must be below recallHigh")
     return clean, errors
 
 
 def _problem(rule: Rule, value: Any) -> str:
     if isinstance(value, bool) and rule.kind is not bool:
-        return "must be a number" if rule.kind != str else "must be text"
+        return _("must be a number") if rule.kind != str else _("must be text")
     if not isinstance(value, rule.kind):
-        names = {bool: "true or false", int: "a whole number", str: "text", (int, float): "a number"}
-        return f"must be {names.get(rule.kind, 'valid')}"
+        names = {bool: _("must be true or false"), int: _("must be a whole number"), str: _("must be text"),
+                 (int, float): _("must be a number")}
+        return names.get(rule.kind, _("must be valid"))
     if isinstance(value, float) and not math.isfinite(value):
-        return "must be a finite number"
+        return _("must be a finite number")
     if rule.low is not None and value < rule.low or rule.high is not None and value > rule.high:
-        return f"must be between {rule.low:g} and {rule.high:g}"
+        return _("must be between %(low)g and %(high)g") % {"low": rule.low, "high": rule.high}
     if rule.choices and value not in rule.choices:
-        return f"must be one of {', '.join(rule.choices)}"
+        return _("must be one of %(choices)s") % {"choices": ", ".join(rule.choices)}
     if rule.kind is str and len(value) > 200:
-        return "must be at most 200 characters"
+        return _("must be at most 200 characters")
     return ""
