@@ -168,3 +168,19 @@ def test_the_skip_link_comes_first_and_focus_is_visible(phone):
     page.keyboard.press("Tab")
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineWidth")
     assert outline not in ("0px", ""), f"focused {page.evaluate('document.activeElement.outerHTML')[:80]} has no outline"
+
+
+def test_screenshots_at_phone_width(phone, tmp_path):
+    """Phone-width PNGs for the README (390 × 844); written to MEMORYHUB_SCREENSHOTS when set."""
+    import os
+    from pathlib import Path
+
+    open_page, _urls = phone
+    out = Path(os.environ.get("MEMORYHUB_SCREENSHOTS") or tmp_path)
+    out.mkdir(parents=True, exist_ok=True)
+    page = open_page()
+    page.goto("/spaces/default/")
+    page.screenshot(path=out / "phone-memories.png")
+    page.get_by_role("button", name="Menu").click()
+    page.screenshot(path=out / "phone-menu.png")
+    assert (out / "phone-memories.png").stat().st_size > 10_000 and (out / "phone-menu.png").stat().st_size > 10_000
