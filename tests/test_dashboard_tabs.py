@@ -166,3 +166,14 @@ def test_without_a_model_the_rebuild_says_it_goes_by_rules(client, staff, settin
     settings.MEMORYHUB = {**settings.MEMORYHUB, "LLM_BASE_URL": "http://127.0.0.1:9/v1"}
     html = client.get(url("persona", "default")).content.decode()
     assert 'id="rebuild" aria-describedby="rebuild-how">Rebuild with AI' in html and "Rebuild by rules" not in html
+
+
+def test_invalidating_a_fact_tells_the_open_slot_history_to_refresh(client, staff):
+    space = default_space()
+    facts.assert_fact(space, "user", "editor", "vim")
+    fact = Fact.objects.get()
+    history = client.get(url("fact_history", "default") + "?subject=user&predicate=editor", **HX).content.decode()
+    assert 'hx-trigger="factsChanged from:body, factInvalidated from:body"' in history
+    r = client.post(url("fact_invalidate", "default", fact.pk), **HX)
+    assert "factInvalidated" in r["HX-Trigger"]
+    assert "invalidated" in client.get(url("fact_history", "default") + "?subject=user&predicate=editor", **HX).content.decode()

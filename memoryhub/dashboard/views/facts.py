@@ -18,6 +18,7 @@ from memoryhub.memories.models import Fact
 from memoryhub.spaces.models import MemorySpace
 
 CHANGED = "factsChanged"
+INVALIDATED = "factInvalidated"  # the open slot history listens; the list is already in the response
 
 
 def facts_context(space: MemorySpace, form: FactForm | None = None, **extra) -> dict:
@@ -63,7 +64,7 @@ def invalidate(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         record(request.user.get_username(), "fact.invalidate", space.slug, user=request.user, fact=pk)
     if not htmx_partial(request):
         return redirect("dashboard:facts", slug)
-    return render(request, "dashboard/facts.html#fact-list", facts_context(space))
+    return trigger_client_event(render(request, "dashboard/facts.html#fact-list", facts_context(space)), INVALIDATED)
 
 
 @require_GET
