@@ -14,8 +14,7 @@ from playwright.sync_api import expect
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.memories.models import Entry, Fact, Topic
-from memoryhub.spaces.models import MemorySpace, ProviderService, Workspace
-from memoryhub.vault.models import AccessRequest
+from memoryhub.spaces.models import MemorySpace, Workspace
 from tests.browser.conftest import log_in
 from tests.conftest import make_api
 
