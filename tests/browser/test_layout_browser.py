@@ -63,6 +63,7 @@ def populate(client) -> dict:
                     "dashboard:fact_invalidate": {"pk": Fact.objects.first().pk},
                     "dashboard:notebook": {"scope": Workspace.objects.first().slug},
                     "dashboard:vault_export": {"slug": Workspace.objects.first().slug}},
+        "queries": {"dashboard:memory_related": f"?id={Entry.objects.filter(space=space).latest('id').pk}"},
     }
 
 
@@ -74,7 +75,7 @@ def pages(client, samples: dict) -> list[str]:
         if set(args) - set(kwargs) - set(defaults):
             missing.append(f"{name} needs {sorted(set(args) - set(kwargs))}")
             continue
-        url = reverse(name, kwargs={k: v for k, v in kwargs.items() if k in args})
+        url = reverse(name, kwargs={k: v for k, v in kwargs.items() if k in args}) + samples["queries"].get(name, "")
         response = client.get(url)
         if response.status_code == 405 or "attachment" in response.get("Content-Disposition", ""):
             continue
