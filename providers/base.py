@@ -48,6 +48,12 @@ class Capabilities:
         return asdict(self)
 
 
+def gettext_noop(text: str) -> str:
+    """Marks a declared label, help text or description for translation: makemessages collects it and the dashboard
+    shows it in the reader's language. Adapters stay free of Django, so the text itself is returned unchanged."""
+    return text
+
+
 @dataclass(frozen=True)
 class Field:
     """One configuration field; drives the dashboard forms and validation."""

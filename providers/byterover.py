@@ -19,7 +19,7 @@ import threading
 from typing import Any
 
 from memoryhub.core.redaction import mask_near
-from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
+from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record, gettext_noop
 
 QUERY_CHARS = 5000
 CURATE_TIMEOUT = 120.0  # curation runs the CLI's own LLM; the brv docs and Hermes allow it two minutes
@@ -50,15 +50,16 @@ class ByteRoverProvider(Provider):
     score_semantics = "none"
     capabilities = Capabilities(search=True, remember=True, write_mode="async", deletion_mode="none")
     service_fields = (
-        Field('cliPath', 'brv CLI path', input='path'),
-        Field('apiKey', 'API key', input='secret', secret=True),
-        Field('defaultDirectory', 'Default directory (blank: follows the workspace)', input='path'),
+        Field('cliPath', gettext_noop('brv CLI path'), input='path'),
+        Field('apiKey', gettext_noop('API key'), input='secret', secret=True),
+        Field('defaultDirectory', gettext_noop('Default directory (blank: follows the workspace)'), input='path'),
     )
     space_fields = (
-        Field('workingDirectory', 'Working directory', input='path'),
+        Field('workingDirectory', gettext_noop('Working directory'), input='path'),
     )
-    description = ("ByteRover's local `brv` CLI and its knowledge tree beside the workspace: agentic query and "
-                   "asynchronous curate; no browsing or deleting.")
+    description = gettext_noop(
+        "ByteRover's local `brv` CLI and its knowledge tree beside the workspace: agentic query and "
+        "asynchronous curate; no browsing or deleting.")
 
     def _cli(self) -> str:
         configured = str(self.config.get("cliPath") or "").strip()

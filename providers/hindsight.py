@@ -6,7 +6,7 @@ import uuid
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record, SpaceConfigError
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record, SpaceConfigError, gettext_noop
 from providers.http import HttpProvider
 
 BUDGETS = ("low", "mid", "high")
@@ -30,15 +30,16 @@ class HindsightProvider(HttpProvider):
     capabilities = Capabilities(search=True, browse=True, graph=True, entities=True, related=True, remember=True,
                                 get=True, write_mode="async", forget=True, deletion_mode="invalidate")
     service_fields = (
-        Field('endpoint', 'Endpoint', input='url', required=True),
-        Field('apiKey', 'API key', input='secret', secret=True),
+        Field('endpoint', gettext_noop('Endpoint'), input='url', required=True),
+        Field('apiKey', gettext_noop('API key'), input='secret', secret=True),
     )
     space_fields = (
-        Field('bankId', 'Bank id', required=True),
-        Field('budget', 'Recall budget', input='select', default='mid', options=BUDGETS),
+        Field('bankId', gettext_noop('Bank id'), required=True),
+        Field('budget', gettext_noop('Recall budget'), input='select', default='mid', options=BUDGETS),
     )
-    description = ("Hindsight memory bank: asynchronous retain, hybrid recall, the provider's own knowledge graph "
-                   "and entity catalogue; forgetting invalidates (soft delete).")
+    description = gettext_noop(
+        "Hindsight memory bank: asynchronous retain, hybrid recall, the provider's own knowledge graph "
+        "and entity catalogue; forgetting invalidates (soft delete).")
 
     def auth_headers(self) -> dict[str, str]:
         key = self.api_key(required=False)

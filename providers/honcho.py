@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record, gettext_noop
 from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 PAGE_MAX = 100
@@ -20,17 +20,19 @@ class HonchoProvider(HttpProvider):
     capabilities = Capabilities(search=True, browse=True, remember=True, get=True, write_mode="exact", forget=True,
                                 deletion_mode="hard")
     service_fields = (
-        Field("endpoint", "Endpoint", input="url", required=True, default="https://api.honcho.dev",
-              help="Honcho API base URL (a local server is usually http://localhost:8000)."),
-        Field("apiKey", "API key", input="secret", secret=True,
-              help="Sent as a Bearer token; empty for local servers."),
+        Field("endpoint", gettext_noop("Endpoint"), input="url", required=True, default="https://api.honcho.dev",
+              help=gettext_noop("Honcho API base URL (a local server is usually http://localhost:8000).")),
+        Field("apiKey", gettext_noop("API key"), input="secret", secret=True,
+              help=gettext_noop("Sent as a Bearer token; empty for local servers.")),
     )
     space_fields = (
-        Field("workspace", "Workspace", required=True),
-        Field("userId", "User peer id", required=True, help="The peer the conclusions are about."),
-        Field("agentId", "Agent peer id", help="The observing peer; empty means the user peer observes itself."),
+        Field("workspace", gettext_noop("Workspace"), required=True),
+        Field("userId", gettext_noop("User peer id"), required=True,
+              help=gettext_noop("The peer the conclusions are about.")),
+        Field("agentId", gettext_noop("Agent peer id"),
+              help=gettext_noop("The observing peer; empty means the user peer observes itself.")),
     )
-    description = "Exact peer conclusions in a Honcho v3 workspace, hard-deleted on forget."
+    description = gettext_noop("Exact peer conclusions in a Honcho v3 workspace, hard-deleted on forget.")
 
     def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
         super().__init__(config, space)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record, gettext_noop
 from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 MODES = ("platform", "self-hosted")
@@ -24,18 +24,21 @@ class Mem0Provider(HttpProvider):
     capabilities = Capabilities(search=True, browse=True, remember=True, get=True, write_mode="async", forget=True,
                                 deletion_mode="hard")
     service_fields = (
-        Field("endpoint", "Endpoint", input="url", required=True, default="https://api.mem0.ai",
-              help="https://api.mem0.ai for the Platform, or your self-hosted server's URL."),
-        Field("apiKey", "API key", input="secret", secret=True,
-              help="Platform key, or the self-hosted X-API-Key (empty when the server has auth disabled)."),
-        Field("mode", "Mode", input="select", required=True, default="platform", options=MODES),
+        Field("endpoint", gettext_noop("Endpoint"), input="url", required=True, default="https://api.mem0.ai",
+              help=gettext_noop("https://api.mem0.ai for the Platform, or your self-hosted server's URL.")),
+        Field("apiKey", gettext_noop("API key"), input="secret", secret=True,
+              help=gettext_noop(
+                  "Platform key, or the self-hosted X-API-Key (empty when the server has auth disabled).")),
+        Field("mode", gettext_noop("Mode"), input="select", required=True, default="platform", options=MODES),
     )
     space_fields = (
-        Field("userId", "User id", required=True),
-        Field("agentId", "Agent id", help="Attached to writes; reads cover every agent of the user."),
-        Field("rerank", "Rerank", input="boolean", default=False, help="Ask the Platform to rerank search results."),
+        Field("userId", gettext_noop("User id"), required=True),
+        Field("agentId", gettext_noop("Agent id"),
+              help=gettext_noop("Attached to writes; reads cover every agent of the user.")),
+        Field("rerank", gettext_noop("Rerank"), input="boolean", default=False,
+              help=gettext_noop("Ask the Platform to rerank search results.")),
     )
-    description = "Mem0 memories extracted asynchronously from what the hub writes; hard delete."
+    description = gettext_noop("Mem0 memories extracted asynchronously from what the hub writes; hard delete.")
 
     @property
     def mode(self) -> str:

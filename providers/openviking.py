@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record, gettext_noop
 from providers.http import HttpProvider
 
 CATEGORY_DIRS = {
@@ -55,18 +55,19 @@ class OpenVikingProvider(HttpProvider):
     verifies_writes = True
     discovers = True
     service_fields = (
-        Field('endpoint', 'Endpoint', input='url', required=True),
-        Field('apiKey', 'API key', input='secret', required=True, secret=True),
-        Field('account', 'Account'),
-        Field('discoveryUser', 'Discovery user (user key, skips Admin)'),
+        Field('endpoint', gettext_noop('Endpoint'), input='url', required=True),
+        Field('apiKey', gettext_noop('API key'), input='secret', required=True, secret=True),
+        Field('account', gettext_noop('Account')),
+        Field('discoveryUser', gettext_noop('Discovery user (user key, skips Admin)')),
     )
     space_fields = (
-        Field('targetUri', 'Target URI (viking://user/<user>/memories)'),
-        Field('user', 'User'),
-        Field('actorPeerId', 'Actor peer id'),
+        Field('targetUri', gettext_noop('Target URI (viking://user/<user>/memories)')),
+        Field('user', gettext_noop('User')),
+        Field('actorPeerId', gettext_noop('Actor peer id')),
     )
-    description = ("Existing OpenViking server: verified exact Markdown memories under one user's viking:// root; "
-                   "full-text recall and browse; hard delete of that user's own files only.")
+    description = gettext_noop(
+        "Existing OpenViking server: verified exact Markdown memories under one user's viking:// root; "
+        "full-text recall and browse; hard delete of that user's own files only.")
 
     def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
         super().__init__(config, space)

@@ -11,7 +11,7 @@ import hashlib
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record, gettext_noop
 from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 MEMORY_TYPES = {"preference": "preference", "goal": "goal", "instruction": "instruction", "event": "event",
@@ -29,14 +29,15 @@ class RetainDBProvider(HttpProvider):
                                 forget=True, deletion_mode="hard")
     verifies_writes = True
     service_fields = (
-        Field("endpoint", "Endpoint", input="url", required=True, default="https://api.retaindb.com"),
-        Field("apiKey", "API key", input="secret", required=True, secret=True),
+        Field("endpoint", gettext_noop("Endpoint"), input="url", required=True, default="https://api.retaindb.com"),
+        Field("apiKey", gettext_noop("API key"), input="secret", required=True, secret=True),
     )
     space_fields = (
-        Field("project", "Project", required=True),
-        Field("userId", "User id", default="default", help="Memories are scoped to this user inside the project."),
+        Field("project", gettext_noop("Project"), required=True),
+        Field("userId", gettext_noop("User id"), default="default",
+              help=gettext_noop("Memories are scoped to this user inside the project.")),
     )
-    description = "Exact RetainDB memories in one project and user; hard delete."
+    description = gettext_noop("Exact RetainDB memories in one project and user; hard delete.")
 
     def auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.api_key()}"}

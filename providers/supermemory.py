@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record, gettext_noop
 from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 SEARCH_MODES = ("hybrid", "memories", "documents")
@@ -25,15 +25,16 @@ class SupermemoryProvider(HttpProvider):
     capabilities = Capabilities(search=True, browse=True, graph=True, remember=True, get=True, write_mode="async",
                                 forget=True, deletion_mode="provider-forget")
     service_fields = (
-        Field("endpoint", "Endpoint", input="url", required=True, default="https://api.supermemory.ai"),
-        Field("apiKey", "API key", input="secret", required=True, secret=True),
+        Field("endpoint", gettext_noop("Endpoint"), input="url", required=True, default="https://api.supermemory.ai"),
+        Field("apiKey", gettext_noop("API key"), input="secret", required=True, secret=True),
     )
     space_fields = (
-        Field("containerTag", "Container tag", required=True),
-        Field("searchMode", "Search mode", input="select", default="hybrid", options=SEARCH_MODES,
-              help="hybrid searches memories and document chunks; memories or documents search only one."),
+        Field("containerTag", gettext_noop("Container tag"), required=True),
+        Field("searchMode", gettext_noop("Search mode"), input="select", default="hybrid", options=SEARCH_MODES,
+              help=gettext_noop(
+                  "hybrid searches memories and document chunks; memories or documents search only one.")),
     )
-    description = "Supermemory documents in one container tag, extracted into memories in the background."
+    description = gettext_noop("Supermemory documents in one container tag, extracted into memories in the background.")
 
     def auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.api_key()}", "x-sm-source": "memoryhub"}

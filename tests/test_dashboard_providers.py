@@ -180,3 +180,12 @@ def test_pages_speak_simplified_chinese_when_the_browser_asks(client, staff):
     assert "记忆空间" in client.get(reverse("dashboard:home"), HTTP_ACCEPT_LANGUAGE="zh-Hans").content.decode()
     assert "运行自检" in client.get(reverse("dashboard:jobs"), HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
     assert "创建令牌" in client.get(reverse("dashboard:tokens"), HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+
+
+def test_provider_descriptions_and_fields_read_in_chinese(client, staff):
+    client.post(reverse("set_language"), {"language": "zh-hans"})
+    html = client.get(reverse("dashboard:providers")).content.decode()
+    assert "从本系统写入内容中异步提取的 Mem0 记忆" in html and "Mem0 memories extracted asynchronously" not in html
+    assert "API 密钥" in html and "端点" in html
+    space_form = client.get(reverse("dashboard:space_create") + "?provider=mem0").content.decode()
+    assert "附加在写入上；读取覆盖该用户的所有 Agent。" in space_form

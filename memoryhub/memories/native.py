@@ -11,7 +11,7 @@ from memoryhub.core.ids import row_id
 from memoryhub.memories.models import EDGE_TYPES, Category, Edge, EdgeType, EntityRef, Entry, OpLog
 from memoryhub.memories.search import fulltext as search
 from memoryhub.memories.write import gateway
-from providers.base import Capabilities, Provider, ProviderError, Receipt, Record
+from providers.base import Capabilities, Provider, ProviderError, Receipt, Record, gettext_noop
 
 
 def entry_record(entry: Entry, score: float | None = None, full: bool = True) -> Record:
@@ -32,7 +32,8 @@ class NativeProvider(Provider):
         search=True, browse=True, graph=True, entities=True, related=True, remember=True, link=True,
         forget=True, get=True, write_mode="exact", deletion_mode="soft",
     )
-    description = "The built-in store: exact writes, full-text search (English and Chinese), a typed graph."
+    description = gettext_noop(
+        "The built-in store: exact writes, full-text search (English and Chinese), a typed graph.")
 
     def _entries(self):
         return Entry.objects.live().filter(space=self.space)

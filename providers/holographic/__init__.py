@@ -10,7 +10,7 @@ from collections import deque
 from datetime import datetime, timezone
 from typing import Any
 
-from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record
+from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record, gettext_noop
 from providers.holographic.store import FactStore
 from providers.holographic.text import entities, jaccard, tokens
 
@@ -34,14 +34,15 @@ class HolographicProvider(Provider):
                                 get=True, write_mode="exact", forget=True, deletion_mode="hard")
     has_trust = True
     service_fields = (
-        Field('dataPath', 'Data path (blank: follows the workspace)', input='path'),
+        Field('dataPath', gettext_noop('Data path (blank: follows the workspace)'), input='path'),
     )
     space_fields = (
-        Field('defaultTrust', 'Default trust', input='number', default=0.5),
-        Field('minTrust', 'Minimum trust', input='number', default=0.3),
+        Field('defaultTrust', gettext_noop('Default trust'), input='number', default=0.5),
+        Field('minTrust', gettext_noop('Minimum trust'), input='number', default=0.3),
     )
-    description = ("Local structured facts in an atomic JSON file beside the workspace: exact writes, trust scores, "
-                   "entity and semantic graph, hard delete. Nothing leaves the machine.")
+    description = gettext_noop(
+        "Local structured facts in an atomic JSON file beside the workspace: exact writes, trust scores, "
+        "entity and semantic graph, hard delete. Nothing leaves the machine.")
 
     def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
         super().__init__(config, space)

@@ -17,7 +17,8 @@ MAX_TEXT = 1000
 def config_field(field: Field, *, secret_set: bool = False) -> forms.Field:
     """A form field for one declared provider field; a secret is a password box that never renders its value and
     may stay blank once one is saved (a blank secret keeps the saved one)."""
-    common = {"label": field.label, "help_text": field.help, "required": field.required, "initial": field.default}
+    common = {"label": _(field.label), "help_text": _(field.help) if field.help else "", "required": field.required,
+              "initial": field.default}  # labels and help are declared untranslated (providers.base.gettext_noop)
     if field.secret:
         placeholder = _("configured: type to replace") if secret_set else _("not set")
         return forms.CharField(
