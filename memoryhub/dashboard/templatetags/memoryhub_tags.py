@@ -84,5 +84,5 @@ def ran_for(job) -> str:
 @register.filter
 def waited_for(job) -> str:
     """How long a job waited for a worker (so far, while it is still queued)."""
-    start = job.started_at or (timezone.now() if job.status == "queued" else None)
+    start = job.started_at or (timezone.now() if job.status == job.Status.QUEUED else None)
     return span(max(timedelta(0), start - job.created_at).total_seconds()) if start else ""

@@ -22,7 +22,7 @@ INVALIDATED = "factInvalidated"  # the open slot history listens; the list is al
 
 
 def facts_context(space: MemorySpace, form: FactForm | None = None, **extra) -> dict:
-    active = Fact.objects.filter(space=space, status="active").select_related("source_entry").order_by(
+    active = Fact.objects.filter(space=space, status=Fact.Status.ACTIVE).select_related("source_entry").order_by(
         "subject", "predicate", "-created_at")
     return {**space_context(space, "facts"), "facts": active, "fact_form": form or FactForm(),
             "predicates": fact_store.PREDICATES, **extra}

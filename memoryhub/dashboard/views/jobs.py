@@ -17,7 +17,7 @@ from memoryhub.jobs.models import Job
 from memoryhub.memories.models import ConsolidationRun
 
 SHOWN = 200
-ACTIVE = ("queued", "running")
+ACTIVE = (Job.Status.QUEUED, Job.Status.RUNNING)  # a job in these states is polled
 
 
 def _table() -> dict:
@@ -28,7 +28,7 @@ def _table() -> dict:
 
 def outcome(job: Job) -> dict:
     """What the job's result refers to, for its result sentence: a consolidation's run with what it touched."""
-    if job.kind != "consolidate" or job.status != "succeeded":
+    if job.kind != "consolidate" or job.status != Job.Status.SUCCEEDED:
         return {}
     run = ConsolidationRun.objects.filter(pk=job.result.get("run"), space_id=job.space_id).first()
     if run is None:
@@ -80,7 +80,7 @@ def job_selftest(request: HttpRequest) -> HttpResponse:
 def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
     """Run a failed job again as a new row; the failed one stays for the record."""
     job = get_object_or_404(Job, pk=job_id)
-    if job.status != "failed":
+    if job.status != Job.Status.FAILED:
         if not htmx_partial(request):
             messages.error(request, _("Only failed jobs can be retried."))
         return _respond(request)

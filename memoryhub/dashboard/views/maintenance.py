@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryhub.audit.models import record
 from memoryhub.dashboard.access import space_context, space_for_user
 from memoryhub.dashboard.partials import htmx_partial
-from memoryhub.dashboard.views.jobs import outcome
+from memoryhub.dashboard.views.jobs import ACTIVE, outcome
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.memories.maintenance import consolidate, gc, importers, packs
@@ -30,7 +30,6 @@ from memoryhub.memories.models import ConsolidationRun, Entry
 from memoryhub.spaces.models import MemorySpace
 
 TEMPLATE = "dashboard/maintenance.html"
-ACTIVE = ("queued", "running")
 CONSOLIDATION = ("consolidate", "consolidate_undo")
 
 
@@ -97,7 +96,7 @@ def consolidate_apply(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def consolidate_undo(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     space = space_for_user(request, slug, native=True)
-    run = get_object_or_404(ConsolidationRun, pk=run_id, space=space, status="applied")
+    run = get_object_or_404(ConsolidationRun, pk=run_id, space=space, status=ConsolidationRun.Status.APPLIED)
     job = runner.enqueue("consolidate_undo", space=space, params={"run": run.pk, "actor": request.user.username},
                          user=request.user)
     record(request.user.username, "consolidate-undo", space.slug, user=request.user, run=run.pk)

@@ -13,13 +13,12 @@ from memoryhub.audit.models import record
 from memoryhub.dashboard.access import space_context, space_for_user
 from memoryhub.dashboard.forms.memories import ProfileForm
 from memoryhub.dashboard.partials import htmx_partial, render_page
+from memoryhub.dashboard.views.jobs import ACTIVE
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.memories.models import Persona
 from memoryhub.memories.growth.persona import project_frame
 from memoryhub.spaces.models import MemorySpace
-
-ACTIVE = ("queued", "running")
 
 
 def persona_context(space: MemorySpace, form: ProfileForm | None = None, saved: bool = False) -> dict:

@@ -16,6 +16,7 @@ from memoryhub.jobs import runner
 from memoryhub.memories.models import RemoteWrite
 
 SHOWN = 200
+UNPROVEN = (RemoteWrite.State.PENDING_VERIFICATION, RemoteWrite.State.UNKNOWN)  # "pending check"
 
 
 @require_GET
@@ -24,11 +25,11 @@ def write_list(request: HttpRequest) -> HttpResponse:
     state = request.GET.get("state", "")
     writes = RemoteWrite.objects.select_related("space")
     if state == "check":
-        writes = writes.filter(state__in=("pending_verification", "unknown"))
+        writes = writes.filter(state__in=UNPROVEN)
     elif state:
         writes = writes.filter(state=state)
     context = {"writes": writes[:SHOWN], "state": state, "nav": "writes",
-               "pending": RemoteWrite.objects.filter(state__in=("pending_verification", "unknown")).count()}
+               "pending": RemoteWrite.objects.filter(state__in=UNPROVEN).count()}
     return render_page(request, "dashboard/writes.html", "write-table", context)
 
 
@@ -36,7 +37,7 @@ def write_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def write_recheck(request: HttpRequest, write_id: int) -> HttpResponse:
     """Queue a new verification of one unproven write; nothing is ever re-sent automatically."""
-    write = get_object_or_404(RemoteWrite, pk=write_id, state__in=("pending_verification", "unknown"))
+    write = get_object_or_404(RemoteWrite, pk=write_id, state__in=UNPROVEN)
     runner.enqueue("verify_write", space=write.space, params={"write": write.pk}, user=request.user)
     record(request.user.get_username(), "remote_write.recheck", str(write.pk), user=request.user,
            space=write.space.slug)
