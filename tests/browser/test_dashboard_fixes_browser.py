@@ -11,7 +11,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from memoryhub.memories.models import Entry
-from memoryhub.memories.write import store
+from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import default_space
 
@@ -36,8 +36,8 @@ def test_a_progress_chip_is_a_chip_not_a_progress_bar(logged_in_page, api):
 
 def test_consolidation_apply_reads_as_a_sentence_and_the_plan_refreshes(logged_in_page):
     space = MemorySpace.objects.create(slug="m", name="M")
-    old = store.write(space, store.Draft(body="an old note nobody reads", at=timezone.now() - timedelta(days=60),
-                                         importance=2))[0]
+    old = gateway.write(space, gateway.Draft(body="an old note nobody reads", at=timezone.now() - timedelta(days=60),
+                                             importance=2)).entry
     page = logged_in_page
     page.goto("/spaces/m/")
     page.get_by_role("navigation", name="Space sections").get_by_role("link", name="Maintenance").click()
