@@ -16,7 +16,7 @@ def sidebar(request: HttpRequest) -> dict:
 def pending_requests() -> int:
     from memoryhub.vault.models import AccessRequest
 
-    return AccessRequest.objects.filter(status="pending").count()
+    return AccessRequest.objects.filter(status=AccessRequest.Status.PENDING).count()
 
 
 def vault_unseen() -> bool:
@@ -24,5 +24,5 @@ def vault_unseen() -> bool:
     template asks only where it shows the dot)."""
     from memoryhub.spaces.models import MemorySpace
 
-    return MemorySpace.objects.filter(access="vault", last_write_at__isnull=False).filter(
+    return MemorySpace.objects.filter(access=MemorySpace.Access.VAULT, last_write_at__isnull=False).filter(
         Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=F("last_write_at"))).exists()

@@ -13,7 +13,8 @@ from memoryhub.spaces.space_service import valid_slug
 from providers.registry import PROVIDERS, get_provider_class
 
 CONFIG_PREFIX = "cfg_"
-ACCESS_CHOICES = [("open", _("open: agents read and write")), ("vault", _("vault: agents write, never read"))]
+ACCESS_CHOICES = [(MemorySpace.Access.OPEN, _("open: agents read and write")),
+                  (MemorySpace.Access.VAULT, _("vault: agents write, never read"))]
 
 
 def provider_choices() -> list[tuple[str, str]]:
@@ -32,7 +33,7 @@ class SpaceForm(forms.Form):
     slug = forms.CharField(label=_("Slug"), max_length=80, help_text=_("Lower-case letters, digits, - and _."))
     name = forms.CharField(label=_("Name"), max_length=200)
     provider = forms.ChoiceField(label=_("Provider"))
-    access = forms.ChoiceField(label=_("Access"), choices=ACCESS_CHOICES, initial="open")
+    access = forms.ChoiceField(label=_("Access"), choices=ACCESS_CHOICES, initial=MemorySpace.Access.OPEN)
     active = forms.BooleanField(label=_("Active"), required=False, initial=True)
     workspace = forms.ModelChoiceField(label=_("Workspace"), queryset=Workspace.objects.all(), required=False,
                                        empty_label=_("none (global)"))

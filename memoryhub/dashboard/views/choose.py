@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods
 
 from memoryhub.dashboard.forms.spaces import ChooseForm
 from memoryhub.spaces.providers_info import choose_provider
+from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.selection import SelectionError
 
 SALT = "memoryhub.selection"
@@ -27,7 +28,7 @@ def signed_selection(token: str, kind: str) -> dict | None:
 @require_http_methods(["GET", "POST"])
 @login_required
 def choose_provider_page(request: HttpRequest) -> HttpResponse:
-    form = ChooseForm(request.POST or None, initial={"candidates": ["native"], "boundary": "any",
+    form = ChooseForm(request.POST or None, initial={"candidates": [MemorySpace.NATIVE], "boundary": "any",
                                                     "preference": "balanced"})
     context = {"form": form, "nav": "spaces"}
     if request.method == "POST" and form.is_valid():

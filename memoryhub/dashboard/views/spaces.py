@@ -47,7 +47,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 def space_create(request: HttpRequest) -> HttpResponse:
     source = request.POST if request.method == "POST" else request.GET
-    kind = source.get("provider") if source.get("provider") in PROVIDERS else "native"
+    kind = source.get("provider") if source.get("provider") in PROVIDERS else MemorySpace.NATIVE
     if request.method == "GET" and htmx_partial(request) and "provider" in request.GET:
         # The provider select changed: only its space fields are re-rendered.
         form = SpaceForm(kind=kind)
@@ -141,7 +141,7 @@ def search_all(request: HttpRequest) -> HttpResponse:
     cards: list[recall.Card] = []
     errors: list[str] = []
     if query:
-        spaces = list(MemorySpace.objects.filter(active=True).exclude(access="vault"))
+        spaces = list(MemorySpace.objects.filter(active=True).exclude(access=MemorySpace.Access.VAULT))
         cards = recall.search(spaces, query, limit=50, origin=None, recallable_only=False, errors=errors)
     return render_page(request, "dashboard/search.html", "results",
                        {"q": query, "cards": cards, "errors": errors, "nav": "search"})

@@ -30,7 +30,7 @@ staff_required = user_passes_test(lambda u: u.is_active and u.is_staff)
 
 def mark_seen() -> None:
     """Looking at the vault clears the sidebar's grey dot."""
-    MemorySpace.objects.filter(access="vault").update(last_seen_at=timezone.now())
+    MemorySpace.objects.filter(access=MemorySpace.Access.VAULT).update(last_seen_at=timezone.now())
 
 
 def with_entries(requests):
@@ -47,7 +47,7 @@ def request_or_404(request_id: str) -> AccessRequest:
 @require_GET
 @staff_required
 def entries(request: HttpRequest, companion: bool = False) -> HttpResponse:
-    qs = Entry.objects.live().filter(space__access="vault").select_related("space")
+    qs = Entry.objects.live().filter(space__access=MemorySpace.Access.VAULT).select_related("space")
     chosen = [c for c in request.GET.getlist("category") if c in CATEGORIES]
     if companion:
         qs = qs.filter(category="companion")
@@ -80,7 +80,7 @@ def entry(request: HttpRequest, entry_id: int) -> HttpResponse:
 @staff_required
 def requests(request: HttpRequest) -> HttpResponse:
     grants.expire_idle()
-    pending = with_entries(AccessRequest.objects.filter(status="pending"))
+    pending = with_entries(AccessRequest.objects.filter(status=AccessRequest.Status.PENDING))
     mark_seen()
     return render(request, "vault/requests.html", {"pending": pending, "tab": "requests", "nav": "vault"})
 
@@ -107,7 +107,7 @@ def refused(request: HttpRequest, req: AccessRequest, message: str) -> HttpRespo
 def approve(request: HttpRequest, request_id: str) -> HttpResponse:
     with transaction.atomic():
         req = request_or_404(request_id)
-        if req.status != "pending":
+        if req.status != AccessRequest.Status.PENDING:
             return decided(request, req, _("This request was already decided."), messages.WARNING)
         if request.POST.get("all") == "1":
             ids = None
@@ -133,7 +133,7 @@ def approve(request: HttpRequest, request_id: str) -> HttpResponse:
 def deny(request: HttpRequest, request_id: str) -> HttpResponse:
     with transaction.atomic():
         req = request_or_404(request_id)
-        if req.status != "pending":
+        if req.status != AccessRequest.Status.PENDING:
             return decided(request, req, _("This request was already decided."), messages.WARNING)
         grants.deny(req, request.user)
     return decided(request, req, _("Denied; the agent reads nothing."))
