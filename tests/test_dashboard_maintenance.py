@@ -136,3 +136,13 @@ def test_the_maintenance_page_keeps_the_space_tabs(client, space, staff):
     tabs = html.split('aria-label="Space sections"')[1].split("</nav>")[0]
     assert 'href="/spaces/m/"' in tabs and 'href="/spaces/m/facts/"' in tabs
     assert 'href="/spaces/m/maintenance/" aria-current="page"' in tabs
+
+
+def test_polling_a_running_job_sends_only_its_progress(client, space, staff):
+    job = Job.objects.create(kind="consolidate", space=space, status="running", started_at=timezone.now(),
+                             heartbeat_at=timezone.now())
+    poll = client.get(f"/spaces/m/maintenance/jobs/{job.pk}/", **HX).content.decode()
+    assert f'id="job-{job.pk}"' in poll and "hx-swap-oob" not in poll
+    Job.objects.filter(pk=job.pk).update(status="succeeded", finished_at=timezone.now())
+    done = client.get(f"/spaces/m/maintenance/jobs/{job.pk}/", **HX).content.decode()
+    assert 'id="consolidation-plan" aria-live="polite" hx-swap-oob="true"' in done and "every 1s" not in done

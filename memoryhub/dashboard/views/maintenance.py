@@ -50,15 +50,17 @@ def sections(space: MemorySpace) -> dict:
     }
 
 
-def _job_response(request: HttpRequest, space: MemorySpace, job: Job) -> HttpResponse:
-    """The job's progress while it runs; once it ends, its result, and every section it may have changed."""
+def _job_response(request: HttpRequest, space: MemorySpace, job: Job, started: bool = False) -> HttpResponse:
+    """The job's progress while it runs; once it ends, its result, and every section it may have changed.
+
+    A consolidation just started also swaps the plan for a note and hides Undo, so nothing is applied twice;
+    the polls in between send only the progress."""
     job.refresh_from_db()  # a worker may have run it already (always, in the synchronous test setup)
     context = {**space_context(space, "maintenance"), "job": job, "active": job.status in ACTIVE}
-    if job.status in ACTIVE:
-        if job.kind in CONSOLIDATION:  # the plan gives way to the running job: no second Apply meanwhile
-            context.update(refresh=True, **sections(space))
-    else:
+    if job.status not in ACTIVE:
         context.update(refresh=True, outcome=outcome(job), **sections(space))
+    elif started and job.kind in CONSOLIDATION:
+        context.update(refresh_plan=True, consolidating=job, runs=ConsolidationRun.objects.filter(space=space)[:10])
     return _render(request, "job", context)
 
 
@@ -89,7 +91,7 @@ def consolidate_apply(request: HttpRequest, slug: str) -> HttpResponse:
     if job is None:
         job = runner.enqueue("consolidate", space=space, params={"actor": request.user.username}, user=request.user)
         record(request.user.username, "consolidate", space.slug, user=request.user, job=job.pk)
-    return _job_response(request, space, job)
+    return _job_response(request, space, job, started=True)
 
 
 @require_POST
@@ -100,7 +102,7 @@ def consolidate_undo(request: HttpRequest, slug: str, run_id: int) -> HttpRespon
     job = runner.enqueue("consolidate_undo", space=space, params={"run": run.pk, "actor": request.user.username},
                          user=request.user)
     record(request.user.username, "consolidate-undo", space.slug, user=request.user, run=run.pk)
-    return _job_response(request, space, job)
+    return _job_response(request, space, job, started=True)
 
 
 @require_POST
