@@ -177,3 +177,17 @@ def test_invalidating_a_fact_tells_the_open_slot_history_to_refresh(client, staf
     r = client.post(url("fact_invalidate", "default", fact.pk), **HX)
     assert "factInvalidated" in r["HX-Trigger"]
     assert "invalidated" in client.get(url("fact_history", "default") + "?subject=user&predicate=editor", **HX).content.decode()
+
+
+def test_every_id_in_the_recall_preview_links_to_its_memory_topic_or_fact(client, staff, api):
+    api.turn("call me Bob. We decided to use PostgreSQL for billing", session_id="s1")
+    api.turn("the PostgreSQL migration failed on a lock", session_id="s1")
+    r = client.get(url("recall", "default") + "?q=what+about+PostgreSQL%3F")
+    items = [i for i in r.context["items"] if i.get("target") is not None]
+    html = r.content.decode()
+    kinds = {i["kind"] for i in items}
+    assert {"entry", "fact"} <= kinds or {"topic", "fact"} <= kinds, kinds
+    for item in items:
+        target = {"entry": url("entry", "default", item["target"].pk), "topic": url("topic", "default", item["target"].pk),
+                  "fact": url("fact_history", "default")}[item["kind"]]
+        assert f'href="{target}' in html and f"<code>{item['id']}</code></a>" in html
