@@ -127,4 +127,5 @@ def test_test_tagged_entries_stay_out_of_automatic_recall(api):
     Entry.objects.filter(pk=r.json()["entry"]["id"]).update(is_test=True)
     text = api.post("context", {"session_id": "x", "query": "canary deploy region"}).json()["text"]
     assert "canary" not in text
-    assert result(api.tool("memory_search", query="canary deploy"))["results"]  # explicit search still finds it
+    assert not result(api.tool("memory_search", query="canary deploy"))["results"]  # nor does search by default,
+    assert result(api.tool("memory_search", query="canary deploy", skipTags=[]))["results"]  # unless asked

@@ -14,7 +14,7 @@ from memoryhub.api.endpoint import endpoint
 from memoryhub.core.errors import ApiError, bad
 from memoryhub.core.redaction import opaque_id
 from memoryhub.memories.search import recall
-from memoryhub.memories.models import Kind
+from memoryhub.memories.models import AUTOMATIC_SKIP, Kind
 from memoryhub.memories.write import gateway
 from memoryhub.spaces import space_service, space_settings
 from memoryhub.spaces.models import MemorySpace
@@ -143,6 +143,7 @@ def context(request: HttpRequest, call: Call) -> dict:
     max_chars = None
     if body.get("max_chars") is not None:
         max_chars = A.integer(body, "max_chars", default=0, low=0, high=100_000)
+    skip = A.skip_tags(body, AUTOMATIC_SKIP)
     spaces = policy.read_spaces(call, body)
     session = sessions.see(call.token, session_id)
     home = policy.home_space(call, body)
@@ -151,7 +152,7 @@ def context(request: HttpRequest, call: Call) -> dict:
     pinned, pinned_items = notebooks.pinned(call, session, body, budget)
     rest = max(0, budget - len(pinned) - (1 if pinned else 0))
     ctx, cards = recall.inject(spaces, query, origin=policy.readable_origin(call), session_id=session_id,
-                               max_chars=rest, home=home)
+                               max_chars=rest, home=home, skip_tags=skip)
     recall.note_recall(cards, query, call.actor)
     text = "\n".join(t for t in (pinned, ctx.text) if t)
     return {"text": text, "chars": len(text), "items": pinned_items + ctx.items}

@@ -118,6 +118,13 @@ def json_text(column: str, key: str) -> str:
     return f"json_extract({column}, '$.{key}')"
 
 
+def json_array_has_any(column: str, values: Sequence[str]) -> tuple[str, list]:
+    """SQL (and its parameters) true when the JSON array in `column` holds any of `values`."""
+    if connection.vendor == "postgresql":
+        return f"{column} ?| %s", [list(values)]
+    return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE json_each.value IN ({placeholders(values)}))", list(values)
+
+
 def placeholders(values: Sequence[Any]) -> str:
     return ", ".join(["%s"] * len(values))
 

@@ -65,6 +65,17 @@ class Method(models.TextChoices):
     MANUAL = "manual", "manual"
 
 
+TEST_TAG = "test"  # an entry carrying it is a test entry (Entry.is_test), never recalled automatically
+ARCHIVED = "archived"  # in skipTags, the archive mark: archived by consolidation or the maxEntries cap, or merged
+AUTOMATIC_SKIP = (TEST_TAG, ARCHIVED)  # what automatic recall (/context) leaves out unless skipTags says otherwise
+SEARCH_SKIP = (TEST_TAG,)  # what memory_search leaves out by default: archived entries stay findable
+
+
+def is_test_tagged(tags: list[str] | None) -> bool:
+    """Entry.is_test follows the tags: the write gateway sets it from this on every write, edit and re-tag."""
+    return TEST_TAG in (tags or [])
+
+
 class EntryQuerySet(models.QuerySet):
     def live(self):
         return self.filter(deleted_at__isnull=True)

@@ -80,6 +80,16 @@ def strings(args: dict, name: str, *, max_items: int = 20, max_len: int = 100) -
     return list(dict.fromkeys(items))
 
 
+def skip_tags(args: dict, default: tuple[str, ...], name: str = "skipTags") -> tuple[str, ...]:
+    """Tags whose entries a read leaves out: absent means `default`, `[]` leaves nothing out."""
+    value = args.get(name, MISSING)
+    if value is MISSING or value is None:
+        return default
+    if not isinstance(value, list):
+        raise bad(f"{name} must be a list of tags, e.g. [] or [\"test\", \"archived\"]", name)
+    return tuple(strings(args, name, max_items=20, max_len=100))
+
+
 def moment(args: dict, name: str) -> datetime | None:
     """An ISO 8601 time (a bare date means its midnight); naive times are taken as the hub's zone."""
     value = args.get(name, MISSING)

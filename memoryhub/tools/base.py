@@ -15,6 +15,9 @@ from memoryhub.core.errors import bad
 from memoryhub.core.jsonin import field_name
 
 SPACE = {"type": "string", "description": "Space slug; default: the token's default space."}
+SKIP_TAGS = {"type": "array", "items": {"type": "string"},
+             "description": "Leave out entries with any of these tags; default [\"test\"]; [] leaves none out. "
+                            "\"archived\" leaves out archived entries."}
 WORKSPACE = {"type": "string", "description": "The agent's working directory (absolute path) or a workspace slug."}
 
 

@@ -13,13 +13,13 @@ from memoryhub.core.ids import row_id
 from memoryhub.core.redaction import redact
 from memoryhub.memories import remote
 from memoryhub.memories.growth import facts
-from memoryhub.memories.models import CATEGORIES, Fact, Kind, Persona
+from memoryhub.memories.models import CATEGORIES, SEARCH_SKIP, Fact, Kind, Persona
 from memoryhub.memories.search import recall
 from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for
 from memoryhub.tools import args as A, graph
-from memoryhub.tools.base import SPACE, WORKSPACE, tool
+from memoryhub.tools.base import SKIP_TAGS, SPACE, WORKSPACE, tool
 from providers.base import ProviderError
 
 
@@ -52,16 +52,18 @@ def memory_note(call: Call, session_id: str, args: dict) -> dict:
 
 @tool("memory_search", "Search memory; returns summaries with ids (expand one with memory_recall), never full text.",
       {"query": {"type": "string"}, "scope": {"type": "string", "description": "all | local | an origin name"},
-       "limit": {"type": "integer", "minimum": 1, "maximum": 50}, "space": SPACE, "workspace": WORKSPACE},
+       "limit": {"type": "integer", "minimum": 1, "maximum": 50}, "skipTags": SKIP_TAGS, "space": SPACE,
+       "workspace": WORKSPACE},
       ("query",))
 def memory_search(call: Call, session_id: str, args: dict) -> dict:
     query = A.text(args, "query", required=True, max_len=2000)
     scope = A.text(args, "scope", max_len=60, default="all") or "all"
     limit = A.integer(args, "limit", default=8, low=1, high=50)
+    skip = A.skip_tags(args, SEARCH_SKIP)
     spaces = policy.read_spaces(call, args)
     origin = policy.readable_origin(call, scope)
     expanded = recall.expand_references(query, spaces, session_id, origin)
-    cards = recall.search(spaces, expanded, limit=limit, origin=origin, strict=True)
+    cards = recall.search(spaces, expanded, limit=limit, origin=origin, strict=True, skip_tags=skip)
     recall.note_recall(cards, query, call.actor)
     return {"results": [c.as_dict() for c in cards]}
 

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import connection
 
 from memoryhub.core import embeddings, sql
-from memoryhub.memories.models import Kind
+from memoryhub.memories.models import ARCHIVED, TEST_TAG, Kind
 from memoryhub.memories.search import pgsearch, vectors
 from memoryhub.memories.search.counts import ReusedCounts
 from memoryhub.memories.text import tokenize
@@ -175,15 +175,18 @@ def query(
     origin: str | None = None,
     categories: list[str] | None = None,
     candidates: int = CANDIDATES,
+    skip_tags: Iterable[str] = (),
 ) -> list[Hit]:
     """Entries of `space_ids` matching `text`, best first.
 
     `recallable_only` skips archived, test, merged and deleted entries (automatic recall);
-    explicit searches pass False and still skip deleted ones.
+    explicit searches pass False and still skip deleted ones. `skip_tags` leaves out entries
+    carrying any of those tags (see `filters`).
     """
     if not space_ids:
         return []
-    where, params = filters(space_ids, recallable_only=recallable_only, origin=origin, categories=categories)
+    where, params = filters(space_ids, recallable_only=recallable_only, origin=origin, categories=categories,
+                            skip_tags=skip_tags)
     hits = _word_hits(text, where, params, limit, candidates)
     if vectors.enabled() and text.strip():
         hits = _blend(space_ids, text, hits, where, params, limit)
@@ -191,13 +194,28 @@ def query(
 
 
 def filters(space_ids: list[int], *, recallable_only: bool = True, origin: str | None = None,
-            categories: list[str] | None = None) -> tuple[list[str], list]:
-    """The SQL conditions (on `e`, memories_entry) and their parameters that admit an entry to a search."""
+            categories: list[str] | None = None, skip_tags: Iterable[str] = ()) -> tuple[list[str], list]:
+    """The SQL conditions (on `e`, memories_entry) and their parameters that admit an entry to a search.
+
+    `skip_tags` (the agent's skipTags): `test` is the test mark (Entry.is_test, kept in step with the tag),
+    `archived` the archive mark (archived and merged-away entries); any other name is a plain tag.
+    """
     where = [f"e.space_id IN ({sql.placeholders(space_ids)})", "e.deleted_at IS NULL"]
     params: list = [*space_ids]
+    skip = set(skip_tags)
     if recallable_only:
-        where += ["e.archived = %s", "e.is_test = %s", "e.merged_into_id IS NULL"]
-        params += [False, False]
+        skip |= {TEST_TAG, ARCHIVED}
+    if TEST_TAG in skip:
+        where.append("e.is_test = %s")
+        params.append(False)
+    if ARCHIVED in skip:
+        where += ["e.archived = %s", "e.merged_into_id IS NULL"]
+        params.append(False)
+    tags = sorted(skip - {TEST_TAG, ARCHIVED})
+    if tags:
+        condition, values = sql.json_array_has_any("e.tags", tags)
+        where.append(f"NOT ({condition})")
+        params += values
     if origin:
         where.append("e.origin = %s")
         params.append(origin)

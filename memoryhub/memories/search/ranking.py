@@ -7,6 +7,7 @@ but never the hit that found it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memoryhub.core import sql
@@ -27,11 +28,12 @@ class Ranked:
 
 
 def rank(space_ids: list[int], query: str, *, limit: int, origin: str | None = None,
-         recallable_only: bool = True, extend: bool = True) -> list[Ranked]:
-    hits = fts.query(space_ids, query, limit=max(limit, PARENTS), recallable_only=recallable_only, origin=origin)
+         recallable_only: bool = True, extend: bool = True, skip_tags: Iterable[str] = ()) -> list[Ranked]:
+    hits = fts.query(space_ids, query, limit=max(limit, PARENTS), recallable_only=recallable_only, origin=origin,
+                     skip_tags=skip_tags)
     ranked = {h.entry_id: Ranked(h.entry_id, h.rank, "keyword", h.similarity) for h in hits}
     if extend and hits:
-        where, params = fts.filters(space_ids, recallable_only=recallable_only, origin=origin)
+        where, params = fts.filters(space_ids, recallable_only=recallable_only, origin=origin, skip_tags=skip_tags)
         for entry_id, (score, via) in _offers({h.entry_id: h for h in hits[:PARENTS]}, where, params).items():
             if entry_id not in ranked or ranked[entry_id].rank < score:
                 ranked[entry_id] = Ranked(entry_id, score, via if entry_id not in ranked else "keyword")

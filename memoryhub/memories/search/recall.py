@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +12,7 @@ from memoryhub.memories import remote
 from memoryhub.memories.search import block, policies, ranking
 from memoryhub.memories.write import gateway
 from memoryhub.memories.search import fulltext as fts
-from memoryhub.memories.models import Entry
+from memoryhub.memories.models import AUTOMATIC_SKIP, Entry
 from memoryhub.memories.text import clip, token_set
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
@@ -62,7 +63,7 @@ def native_relevance(query_tokens: set[str], entry: Entry, rank: float, top: flo
 
 def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str | None = None,
            recallable_only: bool = False, extend: bool = True, errors: list[str] | None = None,
-           policy: dict | None = None, strict: bool = False) -> list[Card]:
+           policy: dict | None = None, strict: bool = False, skip_tags: Iterable[str] = ()) -> list[Card]:
     """Cards from every space, best first, each with a relevance tier.
 
     When the spaces span several providers (whose scores mean different things), the recall
@@ -79,7 +80,7 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
     if native:
         by_id = {s.pk: s for s in native}
         hits = ranking.rank(list(by_id), query, limit=wanted, origin=origin, recallable_only=recallable_only,
-                            extend=extend)
+                            extend=extend, skip_tags=skip_tags)
         entries = Entry.objects.in_bulk([h.entry_id for h in hits])
         top = hits[0].rank if hits else 1.0
         query_tokens = token_set(query)
@@ -92,7 +93,7 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
                 cards.append(card)
     for space in spaces:
         if not space.is_native:
-            cards += remote_cards(space, query, wanted, origin, errors, failures)
+            cards += remote_cards(space, query, wanted, origin, errors, failures, skip_tags)
     if strict and failures and len(failures) == len(spaces):
         raise failures[0]
     for card in cards:
@@ -104,7 +105,8 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
 
 
 def remote_cards(space: MemorySpace, query: str, limit: int, origin: str | None,
-                 errors: list[str] | None, failures: list[ProviderError] | None = None) -> list[Card]:
+                 errors: list[str] | None, failures: list[ProviderError] | None = None,
+                 skip_tags: Iterable[str] = ()) -> list[Card]:
     try:
         records = provider_for(space).search(query, limit=limit)
     except ProviderError as exc:
@@ -118,7 +120,8 @@ def remote_cards(space: MemorySpace, query: str, limit: int, origin: str | None,
     written_by = remote.origins(space, [r.id for r in records])  # the engines keep no origin; the hub does
     return [Card(f"{space.slug}:{r.id}", space.slug, space.provider, clip(r.summary, 240),
                  r.category, r.at, r.score, written_by[str(r.id)])
-            for r in records if not origin or written_by[str(r.id)] == origin]
+            for r in records
+            if (not origin or written_by[str(r.id)] == origin) and not set(skip_tags) & set(r.tags)]
 
 
 REFERENCE = re.compile(
@@ -153,19 +156,21 @@ def note_recall(cards: list[Card], query: str, actor: str) -> None:
 
 
 def inject(spaces: list[MemorySpace], query: str, *, origin: str | None, session_id: str = "",
-           max_chars: int | None = None, home: MemorySpace | None = None) -> tuple[block.Context, list[Card]]:
+           max_chars: int | None = None, home: MemorySpace | None = None,
+           skip_tags: Iterable[str] = AUTOMATIC_SKIP) -> tuple[block.Context, list[Card]]:
     """Exactly what /api/v1/context injects (the dashboard's recall preview calls this too): the block
     (block.py) and the cards it shows, which the caller counts as recalled.
 
     Spaces whose `inject` setting is off are left out; the budget and card count default to the
     home space's settings (the space writes go to), else the global defaults. The block chooses
-    among CANDIDATES_PER_CARD search hits per card it may show.
+    among CANDIDATES_PER_CARD search hits per card it may show. Test and archived entries stay out
+    unless `skip_tags` (the agent's skipTags) leaves them in.
     """
     config = space_settings.effective(home)
     budget = config["maxInjectChars"] if max_chars is None else max_chars
     injected = [s for s in spaces if space_settings.effective(s)["inject"]]
     query = expand_references(query, injected, session_id, origin)
     cards = (search(injected, query, limit=config["maxRecall"] * CANDIDATES_PER_CARD, origin=origin,
-                    recallable_only=True) if query.strip() and injected else [])
+                    skip_tags=skip_tags) if query.strip() and injected else [])
     ctx = block.build(injected, cards, query, max_chars=budget, origin=origin, max_cards=config["maxRecall"])
     return ctx, [c for c in cards if c.id in ctx.why]

@@ -30,7 +30,7 @@ from memoryhub.core.redaction import opaque_id, redact
 from memoryhub.jobs import runner
 from memoryhub.memories import remote
 from memoryhub.memories.growth import facts
-from memoryhub.memories.models import Category, Edge, EntityRef, Entry, Kind, RemoteWrite, Source
+from memoryhub.memories.models import Category, Edge, EntityRef, Entry, Kind, RemoteWrite, Source, is_test_tagged
 from memoryhub.memories.search import fulltext as search, vectors
 from memoryhub.memories.text import capitalised_words, classify, clip, extract_entities, rule_summary
 from memoryhub.memories.write import events
@@ -156,7 +156,8 @@ def _new_entry(space: MemorySpace, draft: Draft, redactions: int) -> Entry:
         space=space, kind=draft.kind, at=draft.at or timezone.now(), category=draft.category,
         title=clip(draft.title, 300), body=draft.body,
         summary=clip(draft.summary or draft.title or rule_summary(draft.body), 500),
-        tags=draft.tags, related=draft.related, entities=entities, session_id=draft.session_id,
+        tags=draft.tags, is_test=is_test_tagged(draft.tags), related=draft.related, entities=entities,
+        session_id=draft.session_id,
         source=draft.source, origin=draft.origin or "local", channel=draft.channel, importance=draft.importance,
         content_hash=content_hash(draft.title, draft.body), idempotency_key=draft.idempotency_key,
         redactions=redactions, enrich_pending=True,
@@ -270,6 +271,7 @@ def restore(space: MemorySpace, rows: list[dict]) -> dict[int, int]:
                 entry.title, entry.body, entry.summary = (t.text for t in texts[:3])
                 entry.tags = [t.text for t in texts[3:]]
                 entry.content_hash, entry.redactions = content_hash(entry.title, entry.body), entry.redactions + found
+            entry.is_test = is_test_tagged(entry.tags)
             entry.save()
             ids[old] = entry.pk
             EntityRef.objects.bulk_create([EntityRef(space=space, entry=entry, name=n) for n in entry.entities],
@@ -292,6 +294,7 @@ def edit(entry: Entry, *, title: str | None = None, body: str | None = None, cat
                                         body=entry.body if body is None else body,
                                         tags=entry.tags if tags is None else tags))
     entry.title, entry.body, entry.tags = clip(draft.title, 300), draft.body, draft.tags
+    entry.is_test = is_test_tagged(entry.tags)
     if category is not None:
         entry.category = category
     entry.summary = clip(entry.title or rule_summary(entry.body), 500)
@@ -389,8 +392,9 @@ def retag(space: MemorySpace, labels: Iterable[tuple[Entry, str, str, list[str]]
     with transaction.atomic():
         for entry, origin, channel, tags in labels:
             tags = [redact(t).text for t in tags]
-            Entry.objects.filter(pk=entry.pk).update(origin=origin, channel=channel, tags=tags)
-            entry.origin, entry.channel, entry.tags = origin, channel, tags
+            is_test = is_test_tagged(tags)
+            Entry.objects.filter(pk=entry.pk).update(origin=origin, channel=channel, tags=tags, is_test=is_test)
+            entry.origin, entry.channel, entry.tags, entry.is_test = origin, channel, tags, is_test
             if entry.deleted_at is None:
                 search.index(entry)
             changed.append(entry.pk)
