@@ -7,8 +7,9 @@ import re
 import time
 
 from memoryhub_client import MemoryHubClient, MemoryHubProvider
+from memoryhub_client.provider import hub_channel
 
-from tests.client_helpers import archived, make_space, titles
+from tests.client_helpers import archived, hub_json, make_space, titles
 from tests.livehub import LiveHub
 
 
@@ -219,15 +220,33 @@ def test_before_compression_the_queued_turns_land_and_the_summary_gets_their_ids
     agent.shutdown()
 
 
-def test_a_bridged_chat_is_kept_with_its_turns_but_not_sent_until_the_hub_takes_it(hub, tmp_path):
+def test_a_bridged_chat_goes_with_its_turns_as_the_hubs_channel(hub, tmp_path):
     spool = tmp_path / "spool.jsonl"
     agent = provider_for(hub, hub.token(name="bridge"), spool)
-    agent.initialize("tg-1", platform="telegram", chat_type="group", chat_id="-100123", chat_name="Ops",
+    agent.initialize("tg-1", platform="Telegram", chat_type="group", chat_id="-100123", chat_name="Ops",
                      user_id="42", user_name="wang", agent_context="primary")
     agent.sync_turn("A message from the ops group", "ok")
-    assert agent.flush(20)  # the hub took it: no field it does not know was sent
+    assert agent.flush(20)
     agent.shutdown()
     assert titles(hub, "tg-1") == ["A message from the ops group"]
     added = [json.loads(line)["add"] for line in spool.read_text().splitlines() if "add" in json.loads(line)]
-    assert added[-1]["channel"] == {"platform": "telegram", "chat_type": "group", "chat_id": "-100123",
+    assert added[-1]["channel"] == {"platform": "Telegram", "chat_type": "group", "chat_id": "-100123",
                                     "chat_name": "Ops", "user_id": "42", "user_name": "wang"}
+    kept = hub_json(hub, "import json; from memoryhub.memories.models import Entry; "
+                         "e = Entry.objects.get(session_id='tg-1'); print(json.dumps([e.tags, e.channel, e.chat]))")
+    assert kept == [["telegram", "telegram-group"], "-100123#u42",
+                    {"platform": "telegram", "chat_type": "group", "chat_id": "-100123", "chat_name": "Ops",
+                     "user_id": "42", "user_name": "wang"}]
+
+
+def test_hub_channel_maps_hermes_chats_and_leaves_out_what_the_hub_would_refuse():
+    assert hub_channel({"platform": "discord", "chat_type": "dm", "chat_id": "77", "user_id": "77"}) == {
+        "platform": "discord", "chat_type": "private", "chat_id": "77", "user_id": "77"}
+    assert hub_channel({"platform": "slack", "chat_type": "thread", "chat_id": "C1", "thread_id": "1.2"})[
+        "chat_type"] == "group"
+    assert hub_channel({"platform": "qq", "chat_type": "group", "chat_id": "1", "user_id": "x" * 101,
+                        "user_name": "a\x00b"}) == {"platform": "qq", "chat_type": "group", "chat_id": "1",
+                                                    "user_name": "ab"}
+    assert hub_channel({"platform": "qq", "chat_type": "group", "chat_id": "has space"}) is None
+    assert hub_channel({"platform": "", "chat_type": "group", "chat_id": "1"}) is None
+    assert hub_channel({}) is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.http import HttpRequest
 from django.utils import timezone
 from django.views import defaults
@@ -13,6 +15,7 @@ from memoryhub.agents import sessions
 from memoryhub.api.endpoint import endpoint
 from memoryhub.core.errors import ApiError, bad
 from memoryhub.core.redaction import opaque_id
+from memoryhub.memories import channels
 from memoryhub.memories.search import recall
 from memoryhub.memories.models import AUTOMATIC_SKIP, Kind
 from memoryhub.memories.write import gateway
@@ -102,7 +105,7 @@ AGENT_CONTEXTS = ("primary", "subagent", "cron", "flush")
 
 
 @endpoint("POST", fields=("session_id", "user", "assistant", "space", "workspace", "at", "idempotency_key",
-                          "agent_context"))
+                          "agent_context", "channel"))
 def turns(request: HttpRequest, call: Call):
     body = call.body
     session_id = session_arg(body)
@@ -111,6 +114,7 @@ def turns(request: HttpRequest, call: Call):
     at = A.moment(body, "at")
     key = A.text(body, "idempotency_key", max_len=200)
     agent_context = A.choice(body, "agent_context", AGENT_CONTEXTS, default="primary") or "primary"
+    chat = channels.parse(body.get("channel"))
     space = policy.write_space(call, body)
     sessions.touch(call.token, session_id)
     if not records(space, agent_context):
@@ -118,6 +122,8 @@ def turns(request: HttpRequest, call: Call):
                 "skipped": f"{agent_context} turns are not archived in {space.slug}"}, 200
     draft = gateway.Draft(kind=Kind.TURN, user=user, assistant=assistant, session_id=session_id, at=at,
                           origin=call.origin, idempotency_key=key)
+    if chat is not None:
+        draft = replace(draft, channel=chat.umo, chat=chat.as_dict(), tags=chat.tags)
     result = gateway.write(space, draft, actor=call.actor)
     payload = {"entry": entry_summary(result), "facts": result.facts, "redactions": result.redactions}
     if not policy.shows_derived(space):  # a vault's summary and facts stay in it, even for a repeated key
@@ -135,7 +141,7 @@ def records(space: MemorySpace, agent_context: str) -> bool:
     return agent_context == "subagent" and space_settings.effective(space)["recordSubagents"]
 
 
-@endpoint("POST", fields=("session_id", "query", "space", "workspace", "max_chars"))
+@endpoint("POST", fields=("session_id", "query", "space", "workspace", "max_chars", "skipTags"))
 def context(request: HttpRequest, call: Call) -> dict:
     body = call.body
     session_id = session_arg(body)

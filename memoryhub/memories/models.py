@@ -100,6 +100,7 @@ class Entry(models.Model):
     source = models.CharField(max_length=20, choices=Source.choices, default=Source.AGENT)
     origin = models.CharField(max_length=60, default="local", db_index=True)
     channel = models.CharField(max_length=200, blank=True, help_text="Channel ids, e.g. group 123#u456.")
+    chat = models.JSONField(default=dict, blank=True, help_text="The bridged chat the turn came from (channels.py).")
     importance = models.PositiveSmallIntegerField(default=3)
     hits = models.PositiveIntegerField(default=0)
     last_accessed_at = models.DateTimeField(null=True, blank=True)

@@ -99,7 +99,8 @@ class MemoryHubClient:
         """Archive one finished turn; the same idempotency_key again returns the same entry, written once.
 
         `agent_context` (primary, subagent, cron, flush) lets the space decide whether the turn is archived; a
-        skipped turn answers {"entry": None, "skipped": why}. `channel` is for hubs that take bridged chats."""
+        skipped turn answers {"entry": None, "skipped": why}. `channel` names a bridged chat: {"platform",
+        "chat_type": "group" | "private", "chat_id", "user_id", "chat_name", "user_name", "thread_id", "bridge"}."""
         return self.request("POST", "turns", _given(session_id=session_id, user=user, assistant=assistant, space=space,
                                                     at=at, idempotency_key=idempotency_key, workspace=workspace,
                                                     agent_context=agent_context, channel=channel))

@@ -14,6 +14,7 @@ import collections
 import hashlib
 import json
 import logging
+import re
 import threading
 import uuid
 from datetime import datetime, timezone
@@ -34,9 +35,11 @@ SYSTEM_PROMPT = (
     "memory_save (a decision, a pitfall, a finished step) or memory_note."
 )
 NOTEBOOKS = {"memory": "MEMORY.md", "user": "USER.md"}
-# What a bridged chat is, as Hermes's gateway tells it at initialize. Kept with each turn in the spool; sent
-# once the hub's /turns takes a `channel` (until then the hub would refuse the unknown field).
+# What a bridged chat is, as Hermes's gateway tells it at initialize. Kept with each turn in the spool and sent
+# as the turn's `channel` (hub_channel), so the hub tags and shows where the turn came from.
 CHANNEL_KEYS = ("platform", "chat_type", "chat_id", "chat_name", "user_id", "user_name", "thread_id")
+PRIVATE_CHATS = ("dm", "private")  # Hermes's chat types are dm, group, channel and thread
+ID_CHARS, NAME_CHARS = 100, 200
 TURN_RUN = 1  # turns sent per request; the batch form of /turns takes up to 100
 ARCHIVED_IDS_KEPT = 20
 
@@ -319,7 +322,8 @@ class MemoryHubProvider:
         if job["kind"] == "turn":
             answer = self.client.turn(sid, job["user"], job["assistant"], space=self.space, workspace=self.workspace,
                                       at=job["at"], idempotency_key=job["id"],
-                                      agent_context=job.get("agent_context", "primary"))
+                                      agent_context=job.get("agent_context", "primary"),
+                                      channel=hub_channel(job.get("channel")))
             if answer.get("entry"):
                 self._archived.setdefault(sid, collections.deque(maxlen=ARCHIVED_IDS_KEPT)).append(
                     answer["entry"]["id"])
@@ -383,6 +387,31 @@ class MemoryHubProvider:
         self._outbox = None
         if self._own_client:
             self.client.close()
+
+
+def hub_channel(chat: dict[str, str] | None) -> dict[str, str] | None:
+    """Hermes's chat as the hub's `channel` (docs/api.md): a dm is `private`, a group, channel or thread a `group`.
+
+    What the hub would refuse is left out rather than sent (a turn must never be held for its chat details):
+    an id that is too long or holds spaces, a platform that is no plain name; without a platform, or without
+    the id a chat needs, there is no channel.
+    """
+    if not chat:
+        return None
+    platform = re.sub(r"[^a-z0-9_.-]+", "-", str(chat.get("platform", "")).strip().lower())[:40].strip("-_.")
+    private = str(chat.get("chat_type", "")).lower() in PRIVATE_CHATS
+    out = {"platform": platform, "chat_type": "private" if private else "group"}
+    for key in ("chat_id", "user_id", "thread_id"):
+        value = str(chat.get(key) or "").strip()
+        if value and len(value) <= ID_CHARS and value.isprintable() and not any(c.isspace() for c in value):
+            out[key] = value
+    for key in ("chat_name", "user_name"):
+        value = "".join(c for c in str(chat.get(key) or "") if c.isprintable()).strip()[:NAME_CHARS]
+        if value:
+            out[key] = value
+    if not platform or not (out.get("chat_id") or (private and out.get("user_id"))):
+        return None
+    return out
 
 
 def provider_class() -> type:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from memoryhub.core.ids import row_id
@@ -32,6 +32,7 @@ __all__ = [
     "fact_to_dict",
     "invalidate_fact",
     "is_real_path",
+    "move_to_origin",
 ]
 
 SINGLE_VALUED = ("nickname", "name", "calledBy", "persona", "role", "model", "language")
@@ -121,6 +122,46 @@ def invalidate_fact(space: MemorySpace, *, fact_id: int | str | None = None, sub
     for fact in targets:
         _invalidate(fact, now)
     return targets
+
+
+def move_to_origin(space: MemorySpace, entry_ids: Iterable[int], origin: str) -> list[Fact]:
+    """The facts said in re-tagged entries follow them to their new origin (inside the re-tag's transaction).
+
+    Slots are per origin, so an invalidation that happened only because two origins were mixed up (a
+    moved fact replaced by, or replacing, one that stays behind) is undone, and a moved fact may meet
+    the new origin's own: of two that clash (the same value, or two values of a single-valued slot), the
+    later statement stays and the earlier is invalidated by it, as if each had been said in its own
+    origin at its own time. Returns the facts moved.
+    """
+    moving = list(Fact.objects.filter(space=space, source_entry_id__in=list(entry_ids)).exclude(origin=origin)
+                  .values_list("pk", flat=True))
+    if not moving:
+        return []
+    Fact.objects.filter(pk__in=moving).update(origin=origin)
+    mixed_up = Fact.objects.filter(space=space, status=Fact.Status.INVALIDATED).filter(
+        (Q(pk__in=moving) & ~Q(invalidated_by__origin=origin)) | (Q(invalidated_by__in=moving) & ~Q(origin=origin)))
+    revived = list(mixed_up.values_list("pk", flat=True))
+    Fact.objects.filter(pk__in=revived).update(status=Fact.Status.ACTIVE, invalidated_at=None, invalidated_by=None)
+    now = timezone.now()
+    for fact in Fact.objects.filter(pk__in=[*moving, *revived]).order_by("created_at", "pk"):
+        if Fact.objects.filter(pk=fact.pk, status=Fact.Status.ACTIVE).exists():
+            _settle(space, fact, now)
+    return list(Fact.objects.filter(pk__in=moving))
+
+
+def _settle(space: MemorySpace, fact: Fact, now) -> None:
+    """Resolve one active fact against the other active facts of its slot: of two that clash, the older goes."""
+    slot = Fact.objects.filter(space=space, origin=fact.origin, subject=fact.subject, predicate=fact.predicate,
+                               status=Fact.Status.ACTIVE).exclude(pk=fact.pk)
+    for other in slot:
+        same = _key(other.value) == _key(fact.value)
+        single = not fact.negative and not other.negative and fact.predicate not in MULTI_VALUED
+        if not (same or single):
+            continue
+        older, newer = sorted((fact, other), key=lambda f: (f.created_at, f.pk))
+        _invalidate(older, now, by=newer)
+        if older is fact:
+            return
 
 
 def current_facts(space_or_spaces, origin_scope: str | None = None) -> QuerySet:

@@ -36,7 +36,7 @@ SCHEMA_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 SPACE_SETTINGS_KEEP = ("autoConsolidate", "consolidateMinAgeDays", "consolidateDigestAgeDays", "mergeSimilarity")
 ENTRY_FIELDS = ["id", "kind", "at", "category", "title", "body", "summary", "tags", "entities", "related",
-                "session_id", "source", "origin", "channel", "importance", "hits", "last_accessed_at", "archived",
+                "session_id", "source", "origin", "channel", "chat", "importance", "hits", "last_accessed_at", "archived",
                 "is_test", "digest_id", "merged_into_id", "topic_id", "content_hash", "idempotency_key",
                 "redactions", "created_at", "deleted_at"]
 TOPIC_FIELDS = ["id", "origin", "session_id", "title", "kind", "started_at", "ended_at", "turn_count", "entities", "keywords"]

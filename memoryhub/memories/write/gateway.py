@@ -66,6 +66,7 @@ class Draft:
     source: str = Source.AGENT
     origin: str = "local"
     channel: str = ""
+    chat: dict = field(default_factory=dict)
     importance: int = 3
     idempotency_key: str = ""
 
@@ -138,6 +139,7 @@ def _redacted(draft: Draft) -> tuple[Draft, int]:
     draft = replace(draft, user=user, assistant=assistant, title=clean(draft.title), body=clean(draft.body),
                     summary=clean(draft.summary), tags=[clean(t) for t in draft.tags],
                     related=[clean(r) for r in draft.related], channel=clean(draft.channel),
+                    chat={k: clean(v) for k, v in draft.chat.items()},
                     session_id=opaque_id(draft.session_id), idempotency_key=opaque_id(draft.idempotency_key))
     if draft.kind == Kind.TURN and (user or assistant):
         question, answer = rule_summary(user, 120), rule_summary(assistant, 120)
@@ -158,7 +160,8 @@ def _new_entry(space: MemorySpace, draft: Draft, redactions: int) -> Entry:
         summary=clip(draft.summary or draft.title or rule_summary(draft.body), 500),
         tags=draft.tags, is_test=is_test_tagged(draft.tags), related=draft.related, entities=entities,
         session_id=draft.session_id,
-        source=draft.source, origin=draft.origin or "local", channel=draft.channel, importance=draft.importance,
+        source=draft.source, origin=draft.origin or "local", channel=draft.channel, chat=draft.chat,
+        importance=draft.importance,
         content_hash=content_hash(draft.title, draft.body), idempotency_key=draft.idempotency_key,
         redactions=redactions, enrich_pending=True,
     )
@@ -387,17 +390,23 @@ def undigest(space: MemorySpace, digest_id: int, turn_ids: Iterable[int], *, act
 
 def retag(space: MemorySpace, labels: Iterable[tuple[Entry, str, str, list[str]]], *, actor: str = "",
           detail: str = "") -> int:
-    """New (origin, channel, tags) for entries; bodies, titles and ids stay, the index follows the tags."""
+    """New (origin, channel, tags) for entries; bodies, titles and ids stay, the index follows the tags, and the
+    facts said in them move to the new origin with them (facts.move_to_origin)."""
     changed = []
+    moved: dict[str, list[int]] = {}
     with transaction.atomic():
         for entry, origin, channel, tags in labels:
             tags = [redact(t).text for t in tags]
             is_test = is_test_tagged(tags)
+            if origin != entry.origin:
+                moved.setdefault(origin, []).append(entry.pk)
             Entry.objects.filter(pk=entry.pk).update(origin=origin, channel=channel, tags=tags, is_test=is_test)
             entry.origin, entry.channel, entry.tags, entry.is_test = origin, channel, tags, is_test
             if entry.deleted_at is None:
                 search.index(entry)
             changed.append(entry.pk)
+        for origin, ids in moved.items():
+            facts.move_to_origin(space, ids, origin)
         if changed:
             _changed(space, "retag", changed, actor, detail=detail)
     return len(changed)

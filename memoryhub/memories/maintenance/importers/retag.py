@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from memoryhub.memories import channels
 from memoryhub.memories.models import Entry
 from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
@@ -28,10 +29,10 @@ def mapping_from_sessions_json(data: dict, origin: str = "qq") -> dict[str, dict
     for umo, info in (data or {}).items():
         if not isinstance(info, dict) or not info.get("sessionId"):
             continue
-        group = info.get("chatType") == "group"
-        channel = f"{umo}#u{info['senderId']}" if group and info.get("senderId") else str(umo)
+        group = info.get("chatType") == channels.GROUP
+        channel = f"{umo}{channels.USER_MARK}{info['senderId']}" if group and info.get("senderId") else str(umo)
         mapping[str(info["sessionId"])] = {"origin": origin, "channel": channel[:200],
-                                           "tags": [origin, "astrbot", f"{origin}-{'group' if group else 'private'}"]}
+                                           "tags": channels.labels(origin, group, "astrbot")}
     return mapping
 
 
