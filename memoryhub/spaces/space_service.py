@@ -55,8 +55,9 @@ def check_config(kind: str, config: dict) -> None:
 def create_space(*, slug: str, name: str, actor: str, user=None, provider: str = MemorySpace.NATIVE,
                  access: str = MemorySpace.Access.OPEN, active: bool = True, description: str = "",
                  config: dict | None = None, workspace: Workspace | None = None, selection: dict | None = None,
-                 settings: dict | None = None) -> MemorySpace:
-    """A new space a person or an agent asked for; `conflict` when the slug is taken."""
+                 settings: dict | None = None, is_default: bool = False) -> MemorySpace:
+    """A new space a person or an agent asked for; `conflict` when the slug is taken. `is_default` makes it its
+    workspace's own space (a pack of one restored into a workspace made for it)."""
     config = config or {}
     name, description = redact(name).text, redact(description).text
     check_slug(slug)
@@ -68,7 +69,7 @@ def create_space(*, slug: str, name: str, actor: str, user=None, provider: str =
             raise ApiError("conflict", f"space {slug!r} exists", "slug")
         return _create(actor, user, slug=slug, name=name, provider=provider, access=access, active=active,
                        description=description, config=config, workspace=workspace, selection=selection or {},
-                       settings=settings or {})
+                       settings=settings or {}, is_default=is_default)
 
 
 def create_own_space(slug: str, name: str, description: str, workspace: Workspace | None = None) -> MemorySpace:

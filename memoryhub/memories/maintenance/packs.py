@@ -1,11 +1,20 @@
 """Packs: one native space as a .tar.gz of JSON files plus a manifest (schema version, sha256 per file).
 
-A pack carries the space's own memory only: entries, facts, topics, persona, edges, op log.
+A pack carries the space's own memory: entries, facts, topics, persona, edges, op log, and the
+notebooks (MEMORY.md, USER.md) of its workspace (the hub's own pair with the `default` space).
 Provider config, selection, secrets and anything held by a third-party provider never go in.
 Importing always makes a new space; every id is remapped. A pack is input from outside: its JSON
 is read by the hub's one parser (core/jsonin), its rows must have the fields this version writes,
 its text is redacted like any write, and anything malformed is a PackError (a 400), never a crash.
-Schema 2 keeps a persona per origin (persona.json is a list); schema 1 packs still import.
+Schema 2 keeps a persona per origin (persona.json is a list); schema 3 adds notebooks.json and the
+entries' bridged chat; schema 1 and 2 packs still import.
+
+A workspace this hub does not have (by its slug, which follows from its path) is made from the pack,
+and a workspace's own space comes back as its own; where the hub has the workspace already, it keeps
+its spaces and the import stands apart. Notebooks are restored under the notebook rules into those
+of their workspace (or the hub's pair) that are empty here; a notebook this hub already has is kept
+(the audit log says which). A workspace made from a pack, like any, writes no MEMORY.md until a
+person switches its export on.
 """
 
 from __future__ import annotations
@@ -23,17 +32,20 @@ from django.utils.dateparse import parse_datetime
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError
 
+from memoryhub.audit.models import record
 from memoryhub.core import jsonin
 from memoryhub.core.errors import ApiError
 from memoryhub.core.redaction import redact
-from memoryhub.memories.models import Edge, Entry, Fact, OpLog, Persona, Topic
+from memoryhub.memories.models import Edge, Entry, Fact, Notebook, OpLog, Persona, Topic
+from memoryhub.memories.notebooks import hot
 from memoryhub.memories.write import gateway
-from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.models import MemorySpace, Workspace
+from memoryhub.spaces.services import DEFAULT_SPACE_SLUG
 from memoryhub.spaces.space_service import create_space
 
 SCHEMA = "memoryhub.pack"
-SCHEMA_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 SPACE_SETTINGS_KEEP = ("autoConsolidate", "consolidateMinAgeDays", "consolidateDigestAgeDays", "mergeSimilarity")
 ENTRY_FIELDS = ["id", "kind", "at", "category", "title", "body", "summary", "tags", "entities", "related",
                 "session_id", "source", "origin", "channel", "chat", "importance", "hits", "last_accessed_at", "archived",
@@ -45,8 +57,10 @@ FACT_FIELDS = ["id", "subject", "predicate", "value", "negative", "status", "ori
 EDGE_FIELDS = ["source_id", "target_id", "edge_type", "weight", "metadata", "created_at"]
 OPLOG_FIELDS = ["operation", "entry_id", "detail", "actor", "created_at"]
 PERSONA_FIELDS = ["origin", "profile", "frame", "events", "rebuilt_at", "entries_since_rebuild"]
+NOTEBOOK_FIELDS = ["target", "entries", "updated_at", "updated_by"]
 LISTS = {"entries.json": ENTRY_FIELDS, "topics.json": TOPIC_FIELDS, "facts.json": FACT_FIELDS,
          "edges.json": EDGE_FIELDS, "oplog.json": OPLOG_FIELDS, "persona.json": PERSONA_FIELDS}
+OPTIONAL = {"notebooks.json": NOTEBOOK_FIELDS}  # only in packs of a space that has notebooks (schema 3)
 KEYED = ("entries.json", "topics.json", "facts.json")  # rows other rows point at by "id"
 
 
@@ -66,6 +80,7 @@ def export(space: MemorySpace) -> bytes:
     """The space as pack bytes (deterministic file order; only native spaces have data of their own)."""
     if not space.is_native:
         raise PackError("only native spaces can be packed: a third-party provider's data stays with it")
+    carries, workspace = notebook_scope(space)
     files = {
         "entries.json": _rows(Entry.objects.filter(space=space).order_by("id"), ENTRY_FIELDS),
         "topics.json": _rows(Topic.objects.filter(space=space).order_by("id"), TOPIC_FIELDS),
@@ -74,11 +89,17 @@ def export(space: MemorySpace) -> bytes:
         "oplog.json": _rows(OpLog.objects.filter(space=space).order_by("id"), OPLOG_FIELDS),
         "persona.json": _rows(Persona.objects.filter(space=space).order_by("origin"), PERSONA_FIELDS),
     }
+    if carries:
+        files["notebooks.json"] = _rows(Notebook.objects.filter(workspace=workspace).exclude(entries=[])
+                                        .order_by("target"), NOTEBOOK_FIELDS)
     blobs = {name: json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1).encode() for name, data in files.items()}
     manifest = {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "created_at": timezone.now().isoformat(),
         "space": {"slug": space.slug, "name": space.name, "description": space.description, "access": space.access,
-                  "settings": {k: v for k, v in (space.settings or {}).items() if k in SPACE_SETTINGS_KEEP}},
+                  "settings": {k: v for k, v in (space.settings or {}).items() if k in SPACE_SETTINGS_KEEP},
+                  "is_default": space.is_default,
+                  **({"workspace": {"slug": workspace.slug, "name": workspace.name, "path": workspace.path}}
+                     if workspace is not None else {})},
         "counts": {name.removesuffix(".json"): len(data) for name, data in files.items()},
         "files": {name: hashlib.sha256(blob).hexdigest() for name, blob in blobs.items()},
     }
@@ -90,6 +111,13 @@ def export(space: MemorySpace) -> bytes:
             info.size, info.mtime, info.mode = len(blob), 0, 0o600
             tar.addfile(info, io.BytesIO(blob))
     return out.getvalue()
+
+
+def notebook_scope(space: MemorySpace) -> tuple[bool, Workspace | None]:
+    """(whether notebooks travel with the space, whose): its workspace's, or the hub's own pair with `default`."""
+    if space.workspace_id:
+        return True, space.workspace
+    return space.slug == DEFAULT_SPACE_SLUG and space.is_default, None
 
 
 def read(data: bytes) -> tuple[dict, dict[str, object]]:
@@ -107,8 +135,10 @@ def read(data: bytes) -> tuple[dict, dict[str, object]]:
         found = manifest if isinstance(manifest, dict) else {}
         raise PackError(f"unsupported pack schema {found.get('schema')!r} v{found.get('schema_version')!r}")
     listed = manifest.get("files")
-    if not isinstance(listed, dict) or set(listed) != set(LISTS) or not isinstance(manifest.get("space"), dict):
-        raise PackError(f"the manifest must list exactly these files: {', '.join(LISTS)}, and describe the space")
+    if (not isinstance(listed, dict) or not set(LISTS) <= set(listed) <= set(LISTS) | set(OPTIONAL)
+            or not isinstance(manifest.get("space"), dict)):
+        raise PackError(f"the manifest must list these files: {', '.join(LISTS)} (and maybe "
+                        f"{', '.join(OPTIONAL)}), and describe the space")
     files = {}
     for name, digest in listed.items():
         blob = blobs.get(name)
@@ -132,7 +162,7 @@ def _checked_rows(name: str, data) -> list[dict]:
     if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
         raise PackError(f"{name} must be a list of objects")
     for i, row in enumerate(data):
-        unknown = set(row) - set(LISTS[name])
+        unknown = set(row) - set(LISTS.get(name) or OPTIONAL[name])
         if unknown:
             raise PackError(f"{name}[{i}] has fields this hub does not know: {', '.join(sorted(unknown))}")
         if name in KEYED and not isinstance(row.get("id"), int):
@@ -169,10 +199,12 @@ def import_pack(data: bytes, *, slug: str = "", name: str = "", actor: str = "hu
 
 def _import(meta: dict, files: dict[str, list[dict]], slug: str, name: str, actor: str) -> MemorySpace:
     with transaction.atomic():
+        workspace, made = _workspace(meta.get("workspace"), actor)
         space = create_space(
             slug=free_slug(slug or meta["slug"]), name=name or meta.get("name") or meta["slug"],
             description=meta.get("description", ""), access=meta.get("access", "open"),
-            settings=meta.get("settings", {}), actor=actor,
+            settings=meta.get("settings", {}), actor=actor, workspace=workspace if made else None,
+            is_default=made and bool(meta.get("is_default")),
         )
         topics = {}
         for row in files["topics.json"]:
@@ -203,5 +235,45 @@ def _import(meta: dict, files: dict[str, list[dict]], slug: str, name: str, acto
             texts = {key: redact(row.get(key) or "").text for key in ("profile", "frame")}
             events = [redact(e).text for e in row.get("events") or [] if isinstance(e, str)]
             Persona.objects.create(space=space, **_values({**row, **texts, "events": events}))
+        if "notebooks.json" in files:
+            _restore_notebooks(workspace, files["notebooks.json"], actor, space)
     return space
+
+
+def _workspace(meta: dict | None, actor: str) -> tuple[Workspace | None, bool]:
+    """(the pack's workspace on this hub, whether the import made it): found by slug, else made from the pack
+    (so an agent in the same directory finds it; its MEMORY.md export starts off); (None, False) without one."""
+    if meta is None:
+        return None, False
+    if not isinstance(meta, dict) or not isinstance(meta.get("slug"), str) or not meta["slug"]:
+        raise PackError("the manifest's workspace must be {slug, name, path}")
+    found = Workspace.objects.filter(slug=meta["slug"]).first()
+    if found is not None:
+        return found, False
+    path = str(meta.get("path") or "")
+    if path and not path.startswith("/"):
+        raise PackError("the manifest's workspace path must be absolute")
+    return Workspace.objects.create(slug=redact(meta["slug"]).text[:80],
+                                    name=redact(str(meta.get("name") or meta["slug"])).text[:200],
+                                    path=redact(path).text[:1000], created_by=actor), True
+
+
+def _restore_notebooks(workspace: Workspace | None, rows: list[dict], actor: str, space: MemorySpace) -> None:
+    """The pack's notebooks into those of their scope (a workspace, or the hub's pair) that are empty here, under
+    the notebook rules (redaction, the injection scan, the size limits); one this hub already has is kept."""
+    current = hot.entries_of(workspace)
+    restored, kept = [], []
+    for row in rows:
+        target, entries = row.get("target"), row.get("entries")
+        if target not in hot.TARGETS or not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+            raise PackError("notebooks.json holds a notebook this hub cannot read")
+        if current[target]:
+            kept.append(hot.FILENAMES[target])
+            continue
+        try:
+            hot.import_text(workspace, target, hot.joined(entries), actor=actor)
+        except hot.Refused as exc:
+            raise PackError(f"the pack's {hot.FILENAMES[target]}: {exc.message}") from exc
+        restored.append(hot.FILENAMES[target])
+    record(actor, "pack.notebooks", hot.scope_key(workspace), space=space.slug, restored=restored, kept=kept)
 
