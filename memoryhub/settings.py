@@ -271,7 +271,7 @@ MEMORYHUB = {
         "summaryTimeout": envfloat("MEMORYHUB_SUMMARY_TIMEOUT", 25.0),
         "autoPersona": envbool("MEMORYHUB_AUTO_PERSONA", "true"),
         "personaEvery": envint("MEMORYHUB_PERSONA_EVERY", 10),
-        "autoConsolidate": envbool("MEMORYHUB_AUTO_CONSOLIDATE", "false"),
+        "autoConsolidate": envbool("MEMORYHUB_AUTO_CONSOLIDATE", "true"),
         "consolidateMinAgeDays": envint("MEMORYHUB_CONSOLIDATE_MIN_AGE_DAYS", 30),
         "consolidateDigestAgeDays": envint("MEMORYHUB_CONSOLIDATE_DIGEST_AGE_DAYS", 3),
         "mergeSimilarity": envfloat("MEMORYHUB_MERGE_SIMILARITY", 0.82),

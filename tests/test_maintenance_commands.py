@@ -57,13 +57,55 @@ def test_import_and_pack_commands(space, tmp_path):
     assert "oplog" in json.loads(run("compact"))
 
 
-def test_daily_schedule_exists_once_and_queues_only_opted_in_spaces(space):
+def test_daily_schedule_exists_once_and_queues_every_space_not_opted_out(space):
     assert Schedule.objects.filter(func="memoryhub.memories.jobs.daily_consolidation").count() == 1
+    MemorySpace.objects.exclude(pk=space.pk).update(settings={"autoConsolidate": False})
+    space.settings = {"autoConsolidate": False}
+    space.save()
     assert daily_consolidation() == {}
-    space.settings = {"autoConsolidate": True}
+    space.settings = {}  # seed 003: autoConsolidate defaults to on
     space.save()
     queued = daily_consolidation()
     assert list(queued) == ["m"]
     job = Job.objects.get(pk=queued["m"])
     assert job.kind == "consolidate" and job.status == "succeeded" and job.result["archived"] == 1
     assert ConsolidationRun.objects.filter(space=space).count() == 1
+
+
+def _upgrade_from_0016(make_spaces):
+    """Migrate memories back to before the new default, let `make_spaces(OldSpace, OldEntry)` set up, migrate on."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    before = [("memories", "0016_entry_chat")]
+    executor.migrate(before)
+    try:
+        old = executor.loader.project_state(before).apps
+        make_spaces(old.get_model("spaces", "MemorySpace"), old.get_model("memories", "Entry"))
+    finally:
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+def _spaces_in_use(OldSpace, OldEntry):
+    used = OldSpace.objects.create(slug="used", name="Used")
+    OldEntry.objects.create(space_id=used.pk, body="an old memory", content_hash="a")
+    OldSpace.objects.create(slug="empty", name="Empty")
+    chosen = OldSpace.objects.create(slug="chosen", name="Chosen", settings={"autoConsolidate": True})
+    OldEntry.objects.create(space_id=chosen.pk, body="another", content_hash="b")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upgrade_keeps_daily_consolidation_off_for_spaces_already_in_use(monkeypatch):
+    monkeypatch.delenv("MEMORYHUB_AUTO_CONSOLIDATE", raising=False)
+    _upgrade_from_0016(_spaces_in_use)
+    settings = {s.slug: s.settings for s in MemorySpace.objects.filter(slug__in=["used", "empty", "chosen"])}
+    assert settings == {"used": {"autoConsolidate": False}, "empty": {}, "chosen": {"autoConsolidate": True}}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upgrade_changes_nothing_where_the_environment_had_it_on(monkeypatch):
+    monkeypatch.setenv("MEMORYHUB_AUTO_CONSOLIDATE", "true")
+    _upgrade_from_0016(_spaces_in_use)
+    assert MemorySpace.objects.get(slug="used").settings == {}
