@@ -42,6 +42,24 @@ def envfloat(name: str, default: float) -> float:
         raise ImproperlyConfigured(f"{name} must be a number, got {value!r}") from exc
 
 
+def llm_endpoints() -> dict[str, dict]:
+    """Named model endpoints besides the default: MEMORYHUB_LLM_ENDPOINTS=fast,local, then for each name
+    MEMORYHUB_LLM_FAST_BASE_URL (required), _MODEL, _API_KEY and _TIMEOUT. A space's summarizeProvider picks one."""
+    endpoints = {}
+    for name in (n.strip().lower() for n in os.environ.get("MEMORYHUB_LLM_ENDPOINTS", "").split(",")):
+        if not name:
+            continue
+        if not name.replace("-", "").replace("_", "").isalnum() or not name.isascii():
+            raise ImproperlyConfigured(f"MEMORYHUB_LLM_ENDPOINTS: {name!r} is not a name (letters, digits, - or _)")
+        prefix = f"MEMORYHUB_LLM_{name.upper().replace('-', '_')}_"
+        if not os.environ.get(prefix + "BASE_URL"):
+            raise ImproperlyConfigured(f"MEMORYHUB_LLM_ENDPOINTS names {name!r}, but {prefix}BASE_URL is not set")
+        endpoints[name] = {"BASE_URL": os.environ[prefix + "BASE_URL"], "MODEL": os.environ.get(prefix + "MODEL", ""),
+                           "API_KEY": os.environ.get(prefix + "API_KEY", ""),
+                           "TIMEOUT": envfloat(prefix + "TIMEOUT", envfloat("MEMORYHUB_LLM_TIMEOUT", 25.0))}
+    return endpoints
+
+
 DATA_DIR = private_dir(Path(os.environ.get("MEMORYHUB_DATA_DIR") or BASE_DIR / "data").resolve())
 STATE_DIR = private_dir(DATA_DIR / "state")
 
@@ -248,6 +266,7 @@ MEMORYHUB = {
     "LLM_MODEL": os.environ.get("MEMORYHUB_LLM_MODEL", ""),
     "LLM_API_KEY": os.environ.get("MEMORYHUB_LLM_API_KEY", ""),
     "LLM_TIMEOUT": envfloat("MEMORYHUB_LLM_TIMEOUT", 25.0),
+    "LLM_ENDPOINTS": llm_endpoints(),
     # Optional: an OpenAI-compatible /embeddings endpoint; search then adds nearest neighbours (vectors.py).
     "EMBEDDINGS_BASE_URL": os.environ.get("MEMORYHUB_EMBEDDINGS_BASE_URL", ""),
     "EMBEDDINGS_MODEL": os.environ.get("MEMORYHUB_EMBEDDINGS_MODEL", ""),
@@ -267,6 +286,7 @@ MEMORYHUB = {
         "maxInjectChars": envint("MEMORYHUB_MAX_INJECT_CHARS", 2600),
         "maxRecall": envint("MEMORYHUB_MAX_RECALL", 8),
         "autoSummarize": envbool("MEMORYHUB_AUTO_SUMMARIZE", "true"),
+        "summarizeProvider": os.environ.get("MEMORYHUB_SUMMARIZE_PROVIDER", ""),
         "summaryModel": os.environ.get("MEMORYHUB_SUMMARY_MODEL", ""),
         "summaryTimeout": envfloat("MEMORYHUB_SUMMARY_TIMEOUT", 25.0),
         "autoPersona": envbool("MEMORYHUB_AUTO_PERSONA", "true"),

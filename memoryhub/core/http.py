@@ -1,9 +1,10 @@
-"""The one HTTP client for every outside service (providers, embeddings): timeouts, a body cap, retries only
-when idempotent, cancellation, and credentials masked out of every error.
+"""The one HTTP client for every outside service (providers, models, embeddings): timeouts, a body cap, retries
+only when idempotent, cancellation, and credentials masked out of every error.
 
 Errors are UpstreamError with the request URI (never the key), the HTTP status when there was one,
 whether a retry may help and whether the request may have taken effect anyway. Nothing here knows
-about providers or Django, so every layer may use it.
+about providers or Django, so every layer may use it. A CancelScope cancels every client made inside
+it at once: a job runs in one, so a person's cancel releases it even while it waits on a provider.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+import weakref
 from collections.abc import Iterable
+from contextvars import ContextVar
 from typing import Any
 
 import httpx
@@ -47,6 +50,41 @@ _SECRET_HEADER_HINTS = ("auth", "key", "token", "secret", "cookie")
 _REQUIRED = object()
 
 
+class CancelScope:
+    """`with CancelScope() as scope:` — every HttpClient made inside it (in this thread) can be cancelled at once
+    from another thread with `scope.cancel()`, and one made after that is born cancelled."""
+
+    def __init__(self):
+        self.cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._clients: weakref.WeakSet[HttpClient] = weakref.WeakSet()
+        self._token = None
+
+    def __enter__(self) -> "CancelScope":
+        self._token = _current_scope.set(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _current_scope.reset(self._token)
+
+    def adopt(self, client: "HttpClient") -> None:
+        with self._lock:
+            if not self.cancelled.is_set():
+                self._clients.add(client)
+                return
+        client.cancel()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled.set()
+            clients = list(self._clients)
+        for client in clients:
+            client.cancel()
+
+
+_current_scope: ContextVar[CancelScope | None] = ContextVar("memoryhub_cancel_scope", default=None)
+
+
 class HttpClient:
     """A small wrapper over httpx.Client bound to one endpoint and its auth headers."""
 
@@ -69,17 +107,29 @@ class HttpClient:
             base_url=self.endpoint, headers=headers or {}, timeout=httpx.Timeout(timeout),
             follow_redirects=False, transport=transport,
         )
+        scope = _current_scope.get()
+        if scope is not None:
+            scope.adopt(self)
 
     def close(self) -> None:
         self._client.close()
 
     def cancel(self) -> None:
-        """Abort in-flight requests (from another thread) and refuse new ones; the hub calls this on shutdown."""
+        """Abort in-flight requests (from another thread) and refuse new ones: on shutdown, or when a person
+        cancels the job waiting on them (CancelScope)."""
         self._cancelled.set()
         with self._lock:
             for waiting in self._waiting:
                 waiting.set()
         self._client.close()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+    def pause(self, seconds: float) -> bool:
+        """Sleep between a caller's own retries; True when the client was cancelled meanwhile."""
+        return self._cancelled.wait(seconds)
 
     def __enter__(self) -> "HttpClient":
         return self
@@ -88,11 +138,13 @@ class HttpClient:
         self.close()
 
     def request(self, method: str, path: str, *, json_body: Any = None, params: dict | None = None,
-                retry: bool | None = None, expect_json: bool = True, ok: tuple[int, ...] = ()) -> Any:
+                retry: bool | None = None, expect_json: bool = True, ok: tuple[int, ...] = (),
+                timeout: float | None = None) -> Any:
         """Send one request; return parsed JSON (or text when expect_json is False).
 
         Retries (with a short backoff) connection errors and 5xx only when the method is
         idempotent or `retry=True` says the caller knows the request is safe to repeat.
+        `timeout` replaces the client's own for this request.
         """
         method = method.upper()
         may_retry = (method in IDEMPOTENT) if retry is None else retry
@@ -103,7 +155,7 @@ class HttpClient:
             if attempt and self._cancelled.wait(min(0.2 * 2 ** attempt, 2.0)):
                 break
             try:
-                return self._guarded(method, path, uri, json_body, params, expect_json, ok)
+                return self._guarded(method, path, uri, json_body, params, expect_json, ok, timeout or self.timeout)
             except UpstreamError as exc:
                 last_error = self._scrub(exc)
                 if exc.permanent or not exc.retryable:
@@ -112,7 +164,7 @@ class HttpClient:
             raise UpstreamError(f"{method} {uri} cancelled", uri=uri)
         raise last_error
 
-    def _guarded(self, method, path, uri, json_body, params, expect_json, ok):
+    def _guarded(self, method, path, uri, json_body, params, expect_json, ok, timeout):
         """One attempt, run on a worker thread so cancel() releases the caller at once.
 
         httpx cannot interrupt a blocked read from another thread; the abandoned worker ends at its own timeout.
@@ -124,7 +176,7 @@ class HttpClient:
 
         def attempt() -> None:
             try:
-                outcome["value"] = self._once(method, path, uri, json_body, params, expect_json, ok)
+                outcome["value"] = self._once(method, path, uri, json_body, params, expect_json, ok, timeout)
             except Exception as exc:  # handed to the caller below
                 outcome["error"] = exc
             finally:
@@ -159,10 +211,11 @@ class HttpClient:
             exc.args = (message,)
         return exc
 
-    def _once(self, method, path, uri, json_body, params, expect_json, ok):
+    def _once(self, method, path, uri, json_body, params, expect_json, ok, timeout):
         try:
-            with self._client.stream(method, path, json=json_body, params=params) as response:
-                body = self._read_capped(response, uri)
+            with self._client.stream(method, path, json=json_body, params=params,
+                                     timeout=httpx.Timeout(timeout)) as response:
+                body = self._read_capped(response, uri, timeout)
         except httpx.TimeoutException as exc:
             # Not retried: a slow upstream stays slow, and retries would multiply the caller's wait.
             raise UpstreamError(f"{method} {uri} timed out", timeout=True, uri=uri, unknown_outcome=True) from exc
@@ -185,19 +238,19 @@ class HttpClient:
         except ValueError as exc:
             raise UpstreamError(f"{method} {uri} answered malformed JSON", uri=uri) from exc
 
-    def _read_capped(self, response: httpx.Response, uri: str) -> bytes:
+    def _read_capped(self, response: httpx.Response, uri: str, timeout: float) -> bytes:
         declared = response.headers.get("content-length")
         if declared and declared.isascii() and declared.isdigit() and int(declared) > self.max_bytes:
             raise UpstreamError(f"{uri} answered {declared} bytes, over the {self.max_bytes}-byte cap", uri=uri)
         chunks: list[bytes] = []
         size = 0
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + timeout
         for chunk in response.iter_bytes():
             size += len(chunk)
             if size > self.max_bytes:
                 raise UpstreamError(f"{uri} answered more than the {self.max_bytes}-byte cap", uri=uri)
             if time.monotonic() > deadline:
-                raise UpstreamError(f"{uri} body took longer than {self.timeout:g}s", timeout=True, uri=uri,
+                raise UpstreamError(f"{uri} body took longer than {timeout:g}s", timeout=True, uri=uri,
                                     unknown_outcome=True)
             chunks.append(chunk)
         return b"".join(chunks)

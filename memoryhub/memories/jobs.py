@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -32,8 +31,9 @@ def on_entry_written(sender, entry: Entry, backfill: bool = False, **kwargs) -> 
     it findable); it still counts towards the next rebuild.
     """
     space = entry.space
-    if (entry.kind == Kind.TURN and not backfill and settings.MEMORYHUB["LLM_BASE_URL"]
-            and space_settings.effective(space)["autoSummarize"]):
+    config = space_settings.effective(space)
+    if (entry.kind == Kind.TURN and not backfill and config["autoSummarize"]
+            and (config["summarizeProvider"] or llm.configured())):
         runner.enqueue("summarize", space=space, params={"entry": entry.pk})
     if persona.note_new_entry(space, entry.origin) and not backfill:
         # Agents writing fast reach personaEvery faster than rebuilds run: one waiting rebuild covers them all.
@@ -129,13 +129,18 @@ def retag_origin(job: Job) -> dict:
 
 
 def summarize_entry(job: Job) -> dict:
-    """Replace a turn's rule summary with a one-line model summary (autoSummarize with an LLM configured)."""
+    """Replace a turn's rule summary with a one-line model summary (autoSummarize with an LLM configured), from
+    the space's summarizeProvider (a named model endpoint; blank: the default one) and summaryModel."""
     entry = Entry.objects.live().filter(pk=job.params["entry"]).first()
-    client = llm.get_client()
-    if entry is None or client is None:
+    if entry is None:
         return {"summarized": False}
     config = space_settings.effective(entry.space)
-    client.model = config["summaryModel"] or client.model
+    try:
+        client = llm.get_client(config["summarizeProvider"], model=config["summaryModel"])
+    except llm.LLMError as exc:  # the setting names an endpoint the hub no longer has: the rule summary stays
+        return {"summarized": False, "error": str(exc)[:300]}
+    if client is None:
+        return {"summarized": False}
     try:
         line = client.complete([
             {"role": "system", "content": "Summarise the conversation turn in one line of at most 160 characters, "

@@ -7,12 +7,15 @@ per bad key; nothing is saved unless every key is valid.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+
+from memoryhub.core import llm
 
 POLICIES = ("strict-v1", "balanced-v1", "exhaustive-v1")
 
@@ -24,6 +27,17 @@ class Rule:
     high: float | None = None
     choices: tuple[str, ...] = ()
     help: str = ""
+    check: Callable[[Any], str] | None = None  # what is wrong with a value beyond its type and range, or ""
+
+
+def model_endpoint_problem(value: str) -> str:
+    """summarizeProvider names a configured model endpoint, or is blank for the default one."""
+    names = llm.endpoint_names()
+    if not value or value in names:
+        return ""
+    if not names:
+        return _("must be blank: no other model endpoint is configured (MEMORYHUB_LLM_ENDPOINTS)")
+    return _("must be blank (the default model endpoint) or one of: %(names)s") % {"names": ", ".join(names)}
 
 
 RULES: dict[str, Rule] = {
@@ -31,7 +45,10 @@ RULES: dict[str, Rule] = {
     "maxInjectChars": Rule(int, 0, 100_000, help=gettext_lazy("Characters /context may inject.")),
     "maxRecall": Rule(int, 0, 50, help=gettext_lazy("Cards at most per injection.")),
     "autoSummarize": Rule(bool, help=gettext_lazy("Off: rule summaries only, zero model calls.")),
-    "summaryModel": Rule(str, help=gettext_lazy("Model for turn summaries (blank: MEMORYHUB_LLM_MODEL).")),
+    "summarizeProvider": Rule(str, help=gettext_lazy("Model endpoint that writes summaries (blank: "
+                                                     "MEMORYHUB_LLM_BASE_URL; else a name from "
+                                                     "MEMORYHUB_LLM_ENDPOINTS)."), check=model_endpoint_problem),
+    "summaryModel": Rule(str, help=gettext_lazy("Model for summaries (blank: the endpoint's own model).")),
     "summaryTimeout": Rule((int, float), 1, 300, help=gettext_lazy("Seconds a summary call may take.")),
     "autoPersona": Rule(bool, help=gettext_lazy("Rebuild the persona frame as memories arrive.")),
     "personaEvery": Rule(int, 1, 10_000, help=gettext_lazy("New entries between persona rebuilds.")),
@@ -97,4 +114,4 @@ def _problem(rule: Rule, value: Any) -> str:
         return _("must be one of %(choices)s") % {"choices": ", ".join(rule.choices)}
     if rule.kind is str and len(value) > 200:
         return _("must be at most 200 characters")
-    return ""
+    return rule.check(value) if rule.check else ""

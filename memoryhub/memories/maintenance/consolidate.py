@@ -7,6 +7,7 @@ every mark back. Original text is never touched.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -23,6 +24,8 @@ from memoryhub.memories.text import clip, overlap, token_set, tokenize
 from memoryhub.memories.write import gateway
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
+
+log = logging.getLogger(__name__)
 
 MIN_MERGE_TOKENS = 3
 DIGEST_MIN_TURNS = 5
@@ -166,6 +169,16 @@ def rule_digest(topic: Topic, turns: list[Entry]) -> str:
     return "\n".join(f"- {s}" for s in picked)
 
 
+def summary_client(space: MemorySpace) -> llm.LLMClient | None:
+    """The model that writes this space's summaries (summarizeProvider, summaryModel), or None: rules only."""
+    config = space_settings.effective(space)
+    try:
+        return llm.get_client(config["summarizeProvider"], model=config["summaryModel"])
+    except llm.LLMError as exc:
+        log.warning("consolidating %s by rules: %s", space.slug, exc)
+        return None
+
+
 def llm_digest(client: llm.LLMClient, topic: Topic, turns: list[Entry]) -> str:
     """A real summary of the topic from the configured model (raises LLMError on failure)."""
     transcript = "\n\n".join(f"[{timezone.localtime(t.at):%Y-%m-%d %H:%M}] {clip(t.body, 1200)}" for t in turns)
@@ -199,7 +212,7 @@ def apply(space: MemorySpace, *, actor: str = "", progress: Progress | None = No
     report = progress or (lambda pct, msg, **args: None)
     current = plan(space, now)
     run = ConsolidationRun.objects.create(space=space, actor=actor)
-    client = llm.get_client() if current.digests else None
+    client = summary_client(space) if current.digests else None
     method = Method.RULE
     total = max(1, len(current.digests))
     for i, group in enumerate(current.digests):
