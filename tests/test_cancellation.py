@@ -2,11 +2,20 @@
 or a model is released at once; a person cancels a queued or running job and it stops, saying so."""
 
 import threading
+from datetime import timedelta
 
 import pytest
+from django.db import connections
+from django.utils import timezone
 
 from memoryhub.core import llm
 from memoryhub.core.http import CancelScope, HttpClient, UpstreamError
+from memoryhub.jobs import registry, runner
+from memoryhub.jobs.models import Job
+from memoryhub.memories.maintenance import consolidate
+from memoryhub.memories.models import ConsolidationRun, Entry, EntryVector
+from memoryhub.memories.write import gateway
+from memoryhub.spaces.models import MemorySpace
 from tests.fakes_llm import FakeJsonServer, chat_answer
 
 
@@ -60,3 +69,109 @@ def test_a_model_call_waiting_in_a_cancelled_scope_stops_retrying():
         server.release.set()
         watcher.join()
     assert len(server.requests) == 1  # cancelled, not retried five times
+
+
+# --- jobs a person cancels ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def waiting_kind():
+    """A job kind that reports progress, then waits for the test before its next progress point."""
+    started, go, reached = threading.Event(), threading.Event(), []
+
+    def run(job):
+        runner.job_progress(job, 10, "started")
+        started.set()
+        go.wait(10)
+        runner.job_progress(job, 50, "half way")
+        reached.append(job.pk)
+        return {"done": True}
+
+    registry.job("test-wait", "Waits for the test", run)
+    yield started, go, reached
+    registry.JOBS.pop("test-wait")
+
+
+def run_in_thread(job: Job) -> threading.Thread:
+    """The worker's side: execute the job on a thread of its own (with its own database connection)."""
+    def work():
+        try:
+            runner.execute(job.pk)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.django_db
+def test_a_queued_job_cancelled_never_starts():
+    job = Job.objects.create(kind="selftest", params={"steps": 2})
+    assert runner.cancel(job)
+    runner.execute(job.pk)  # the worker picks it up later
+    job.refresh_from_db()
+    assert job.status == "cancelled" and job.started_at is None and job.progress == 0
+    assert job.message == "cancelled" and job.finished_at is not None
+    assert not runner.cancel(job)  # finished: nothing to cancel
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_running_job_stops_at_its_next_progress_point_and_says_cancelled(waiting_kind):
+    started, go, reached = waiting_kind
+    job = Job.objects.create(kind="test-wait")
+    worker = run_in_thread(job)
+    assert started.wait(10)
+    assert runner.cancel(job)
+    go.set()
+    worker.join(10)
+    job.refresh_from_db()
+    assert job.status == "cancelled" and job.message == "cancelled" and job.progress == 10
+    assert reached == [] and job.result == {} and job.error == ""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_job_waiting_on_a_provider_is_released_at_once(settings, monkeypatch):
+    """The embedding job hangs on its embeddings service; the watcher cancels the request it waits on."""
+    monkeypatch.setattr(runner, "WATCH_SECONDS", 0.05)
+    space = MemorySpace.objects.create(slug="cars", name="Cars")
+    gateway.write(space, gateway.Draft(body="the car needs new tyres"))
+    with Stalling() as server:
+        settings.MEMORYHUB = {**settings.MEMORYHUB, "EMBEDDINGS_BASE_URL": server.base_url,
+                              "EMBEDDINGS_MODEL": "m", "EMBEDDINGS_TIMEOUT": 8}
+        job = Job.objects.create(kind="embed", space=space)
+        worker = run_in_thread(job)
+        assert server.arrived.wait(10)
+        assert runner.cancel(job)
+        worker.join(10)
+        job.refresh_from_db()
+        server.release.set()
+    assert not worker.is_alive()
+    assert job.status == "cancelled" and job.error == "" and not EntryVector.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_consolidation_cancelled_half_way_keeps_what_it_did_and_undo_restores_it(settings, monkeypatch):
+    monkeypatch.setattr(runner, "WATCH_SECONDS", 0.05)
+    space = MemorySpace.objects.create(slug="ops", name="Ops", settings={"autoPersona": False})
+    start = timezone.now() - timedelta(days=10)
+    for topic in ("nginx", "postgres"):
+        for i in range(5):
+            gateway.write(space, gateway.Draft(kind="turn", user=f"step {i} of the {topic} migration",
+                                               assistant="ok", session_id=topic,
+                                               at=start + timedelta(hours=5 if topic == "postgres" else 0, minutes=i)))
+    with Stalling() as model:
+        settings.MEMORYHUB = {**settings.MEMORYHUB, "LLM_BASE_URL": model.base_url, "LLM_MODEL": "m"}
+        job = Job.objects.create(kind="consolidate", space=space)
+        worker = run_in_thread(job)
+        assert model.arrived.wait(10)  # writing the first digest, waiting on the model
+        assert runner.cancel(job)
+        worker.join(10)
+        model.release.set()
+    job.refresh_from_db()
+    assert job.status == "cancelled"
+    run = ConsolidationRun.objects.get(space=space)
+    assert run.counts["stopped"] == 1 and run.counts["digests"] == len(run.digested) == 1
+    assert Entry.objects.filter(space=space, kind="digest").count() == 1
+    consolidate.undo(run)
+    assert not Entry.objects.live().filter(space=space, kind="digest").exists()
+    assert not Entry.objects.filter(space=space, digest__isnull=False).exists()

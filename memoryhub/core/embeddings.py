@@ -13,7 +13,7 @@ from collections import OrderedDict
 import numpy as np
 from django.conf import settings
 
-from memoryhub.core.http import HttpClient, UpstreamError
+from memoryhub.core.http import HttpClient, UpstreamError, outside_any_scope
 
 MAX_INPUT_CHARS = 4000  # models read a few hundred tokens at most; the rest only costs bandwidth
 MAX_DIMS = 8192
@@ -106,7 +106,7 @@ class _QueryVectors:
                 self._vectors.move_to_end(key)
                 return self._vectors[key]
             if self._client is None or self._client[0] != config:
-                self._client = (config, embedder(for_query=True))
+                self._client = (config, outside_any_scope(lambda: embedder(for_query=True)))
             client = self._client[1]
         vector = client.embed([text])[0]
         with self._lock:

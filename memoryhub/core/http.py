@@ -13,9 +13,9 @@ import json
 import threading
 import time
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -48,6 +48,7 @@ DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 IDEMPOTENT = {"GET", "HEAD", "PUT", "DELETE", "OPTIONS"}
 _SECRET_HEADER_HINTS = ("auth", "key", "token", "secret", "cookie")
 _REQUIRED = object()
+T = TypeVar("T")
 
 
 class CancelScope:
@@ -83,6 +84,15 @@ class CancelScope:
 
 
 _current_scope: ContextVar[CancelScope | None] = ContextVar("memoryhub_cancel_scope", default=None)
+
+
+def outside_any_scope(make: Callable[[], T]) -> T:
+    """Make a long-lived client (a process-wide cache) that no job's cancel may close, even inside a job."""
+    token = _current_scope.set(None)
+    try:
+        return make()
+    finally:
+        _current_scope.reset(token)
 
 
 class HttpClient:

@@ -13,6 +13,7 @@ class Job(models.Model):
         RUNNING = "running", "running"
         SUCCEEDED = "succeeded", "succeeded"
         FAILED = "failed", "failed"
+        CANCELLED = "cancelled", "cancelled"
 
     kind = models.CharField(max_length=40, db_index=True)
     label = models.CharField(max_length=200, blank=True)
@@ -32,6 +33,8 @@ class Job(models.Model):
     worker = models.CharField(max_length=100, blank=True, help_text="host:pid of the worker process running it.")
     log = models.JSONField(default=list, blank=True, editable=False,
                            help_text="Progress lines: {at, progress, message (untranslated), args}.")
+    cancel_requested_at = models.DateTimeField(null=True, blank=True,
+                                               help_text="A person cancelled it; it stops at its next progress point.")
 
     class Meta:
         ordering = ["-created_at", "-id"]

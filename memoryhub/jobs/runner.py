@@ -3,6 +3,10 @@
 Each job kind maps to a function `(job) -> dict` (registry.py) that reports progress with
 `job_progress`. Failures are recorded on the row (short message, never a stack trace) and can
 be retried. Tasks are handed to the worker by their registered name (`submit`).
+
+A person may cancel a job (`cancel`, seed 000): a queued one never starts; a running one stops at
+its next progress point (`job_progress` raises Cancelled), and a watcher thread cancels the HTTP
+clients it made (core.http.CancelScope), so a job waiting on a provider or a model stops at once.
 """
 
 from __future__ import annotations
@@ -10,25 +14,36 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 from django_q.conf import Conf
 from django_q.tasks import async_task
 
+from memoryhub.core.http import CancelScope
 from memoryhub.core.redaction import redact, redact_value
 from memoryhub.jobs import registry
 from memoryhub.jobs.models import Job
 
 log = logging.getLogger(__name__)
+WATCH_SECONDS = 1.0  # how often a running job's watcher looks for a person's cancel
+
+
+class Cancelled(Exception):
+    """A person cancelled the job; raised at its next progress point, so it stops there."""
 
 LOG_LINES = 100  # the jobs page reads every row's log for its latest line; keep each small
 STALE = gettext_noop("the worker stopped while running this job; retry it")
+CANCELLED = gettext_noop("cancelled")
+CANCELLING = gettext_noop("cancelling: it stops at its next step")
 
 
 def enqueue(kind: str, *, space=None, params: dict | None = None, user=None, label: str = "") -> Job:
@@ -76,16 +91,66 @@ def submit(name: str, *args: Any, label: str = "") -> None:
 
 
 def job_progress(job: Job, percent: int, message: str = "", **args: Any) -> None:
-    """Visible to the dashboard at once (the worker runs outside any request transaction), and kept in the log.
+    """Visible to the dashboard at once (the worker runs outside any request transaction), and kept in the log; a
+    progress point, where a job a person cancelled stops (Cancelled).
 
     `message` is an untranslated msgid (mark it with gettext_noop) whose %(name)s placeholders come from `args`,
     so the dashboard shows it in the reader's language; `Job.message` keeps the English text."""
     now = timezone.now()
     job.progress = max(0, min(100, int(percent)))
     job.message = (message % args if args else message)[:300]
-    line = {"at": now.isoformat(), "progress": job.progress, "message": message[:300], "args": args}
-    job.log = [*(job.log or []), line][-LOG_LINES:]
-    Job.objects.filter(pk=job.pk).update(progress=job.progress, message=job.message, log=job.log, heartbeat_at=now)
+    job.log = [*(job.log or []), _line(now, job.progress, message, args)][-LOG_LINES:]
+    if not Job.objects.filter(pk=job.pk, cancel_requested_at__isnull=True).update(
+            progress=job.progress, message=job.message, log=job.log, heartbeat_at=now):
+        raise Cancelled(f"job {job.pk} was cancelled")
+
+
+def _line(at, progress: int, message: str, args: dict) -> dict:
+    return {"at": at.isoformat(), "progress": progress, "message": message[:300], "args": args}
+
+
+def cancel(job: Job) -> bool:
+    """A person's cancel: a queued job is cancelled at once and never starts; a running one is asked to stop (it
+    does at its next progress point, or at once when it waits on a provider). False when it had finished."""
+    now = timezone.now()
+    if _note(job.pk, CANCELLED, Q(status=Job.Status.QUEUED), status=Job.Status.CANCELLED, cancel_requested_at=now,
+             finished_at=now):
+        return True
+    return _note(job.pk, CANCELLING, Q(status=Job.Status.RUNNING, cancel_requested_at__isnull=True),
+                 cancel_requested_at=now)
+
+
+def _note(job_id: int, message: str, where: Q, **changes: Any) -> bool:
+    """Change a job that is still as `where` says, with `message` as its latest line; False when it no longer is."""
+    job = Job.objects.filter(where, pk=job_id).first()
+    if job is None:
+        return False
+    log = [*(job.log or []), _line(timezone.now(), job.progress, message, {})][-LOG_LINES:]
+    return bool(Job.objects.filter(where, pk=job_id).update(message=message, log=log, **changes))
+
+
+@contextmanager
+def _watched(job_id: int) -> Iterator[CancelScope]:
+    """Run the job's body in a CancelScope that a watcher thread cancels once a person cancels the job."""
+    done = threading.Event()
+
+    with CancelScope() as scope:
+        def watch() -> None:
+            try:
+                while not done.wait(WATCH_SECONDS):
+                    if Job.objects.filter(pk=job_id, cancel_requested_at__isnull=False).exists():
+                        scope.cancel()
+                        return
+            finally:
+                connections.close_all()  # this thread's own connections
+
+        watcher = threading.Thread(target=watch, name=f"job-{job_id}-watch", daemon=True)
+        watcher.start()
+        try:
+            yield scope
+        finally:
+            done.set()
+            watcher.join(WATCH_SECONDS + 5)
 
 
 def execute(job_id: int) -> None:
@@ -97,8 +162,14 @@ def execute(job_id: int) -> None:
                                          heartbeat_at=timezone.now(), worker=worker_id())
     job.status = Job.Status.RUNNING
     try:
-        result = registry.JOBS[job.kind].run(job) or {}
+        with _watched(job.pk):
+            result = registry.JOBS[job.kind].run(job) or {}
     except Exception as exc:  # recorded for people; the log keeps the traceback
+        if isinstance(exc, Cancelled) or Job.objects.filter(pk=job.pk, cancel_requested_at__isnull=False).exists():
+            log.info("job %s (%s) cancelled", job.pk, job.kind)
+            _note(job.pk, CANCELLED, Q(status=Job.Status.RUNNING), status=Job.Status.CANCELLED,
+                  finished_at=timezone.now())
+            return
         log.exception("job %s (%s) failed", job.pk, job.kind)
         Job.objects.filter(pk=job.pk).update(status=Job.Status.FAILED,
                                              error=redact(f"{type(exc).__name__}: {exc}").text[:2000],
@@ -142,8 +213,10 @@ def fail_stale(max_silence_seconds: int = 900) -> int:
         if worker[len(prefix):].isascii() and worker[len(prefix):].isdigit() and not _pid_alive(int(worker[len(prefix):]))
     ]
     cutoff = timezone.now() - timedelta(seconds=max_silence_seconds)
-    return Job.objects.filter(Q(heartbeat_at__lt=cutoff) | Q(pk__in=dead), status=Job.Status.RUNNING).update(
-        status=Job.Status.FAILED, error=STALE, finished_at=timezone.now())
+    stale = Job.objects.filter(Q(heartbeat_at__lt=cutoff) | Q(pk__in=dead), status=Job.Status.RUNNING)
+    for job_id in stale.filter(cancel_requested_at__isnull=False).values_list("pk", flat=True):
+        _note(job_id, CANCELLED, Q(status=Job.Status.RUNNING), status=Job.Status.CANCELLED, finished_at=timezone.now())
+    return stale.update(status=Job.Status.FAILED, error=STALE, finished_at=timezone.now())
 
 
 def on_worker_spawn(sender, proc_name: str = "", **kwargs) -> None:

@@ -45,7 +45,6 @@ def persona_rebuild(job: Job) -> dict:
     there is one)."""
     job_progress(job, 10, gettext_noop("reading recent memories and facts"))
     result = persona.rebuild_all(job.space)
-    job_progress(job, 100, gettext_noop("frame rebuilt by %(method)s"), method=result["method"])
     return {k: result[k] for k in ("method", "asserted", "invalidated", "rejected", "events", "error")}
 
 

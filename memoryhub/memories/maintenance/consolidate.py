@@ -208,39 +208,50 @@ def _digest_draft(topic: Topic, turns: list[Entry], text: str, run: Consolidatio
 
 def apply(space: MemorySpace, *, actor: str = "", progress: Progress | None = None,
           now: datetime | None = None) -> ConsolidationRun:
-    """Plan afresh and carry it out, recording each mark it really set (a mark already set is left alone)."""
+    """Plan afresh and carry it out, recording each mark it really set (a mark already set is left alone).
+
+    Each step commits on its own; a run stopped half-way (a person cancelled its job) keeps the record
+    of the steps it finished, so undo still restores the state before it.
+    """
     report = progress or (lambda pct, msg, **args: None)
     current = plan(space, now)
     run = ConsolidationRun.objects.create(space=space, actor=actor)
     client = summary_client(space) if current.digests else None
-    method = Method.RULE
     total = max(1, len(current.digests))
-    for i, group in enumerate(current.digests):
-        report(10 + 70 * i // total, gettext_noop("digesting topic %(title)s"), title=group.topic.title[:60])
-        text = None
-        if client is not None:
-            try:
-                text, method = llm_digest(client, group.topic, group.turns), Method.LLM
-            except llm.LLMError:
-                text = None
+    try:
+        for i, group in enumerate(current.digests):
+            report(10 + 70 * i // total, gettext_noop("digesting topic %(title)s"), title=group.topic.title[:60])
+            text = None
+            if client is not None:
+                try:
+                    text, run.method = llm_digest(client, group.topic, group.turns), Method.LLM
+                except llm.LLMError:
+                    text = None
+            with transaction.atomic():
+                draft = _digest_draft(group.topic, group.turns, text or rule_digest(group.topic, group.turns), run)
+                digest = gateway.write(space, draft, actor=actor).entry
+                marked = gateway.digest(space, digest, [t.pk for t in group.turns], topic_id=group.topic.pk,
+                                        actor=actor)
+                run.digested[str(digest.pk)] = marked
+        report(85, gettext_noop("merging near-duplicates"))
         with transaction.atomic():
-            draft = _digest_draft(group.topic, group.turns, text or rule_digest(group.topic, group.turns), run)
-            digest = gateway.write(space, draft, actor=actor).entry
-            marked = gateway.digest(space, digest, [t.pk for t in group.turns], topic_id=group.topic.pk, actor=actor)
-            run.digested[str(digest.pk)] = marked
-    if client is not None:
-        client.close()
-    report(85, gettext_noop("merging near-duplicates"))
-    with transaction.atomic():
-        for group in current.merges:
-            for loser in gateway.merge(space, [e.pk for e in group.merged], group.keep.pk, actor=actor):
-                run.merged[str(loser)] = group.keep.pk
-    report(92, gettext_noop("archiving what nobody recalls"))
-    run.archived = gateway.archive(space, [e.pk for e in current.archives], actor=actor)
-    run.counts = current.counts
-    run.method = method
-    run.save()
-    gateway.log_op(space, "consolidate", str(run.pk), " ".join(f"{k}={v}" for k, v in run.counts.items()), actor)
+            for group in current.merges:
+                for loser in gateway.merge(space, [e.pk for e in group.merged], group.keep.pk, actor=actor):
+                    run.merged[str(loser)] = group.keep.pk
+        report(92, gettext_noop("archiving what nobody recalls"))
+        run.archived = gateway.archive(space, [e.pk for e in current.archives], actor=actor)
+        run.counts = current.counts
+    except BaseException:
+        run.counts = {"merged": len(run.merged), "digests": len(run.digested),
+                      "digested_turns": sum(len(t) for t in run.digested.values()), "archived": len(run.archived),
+                      "stopped": 1}
+        raise
+    finally:
+        if client is not None:
+            client.close()
+        run.save()
+        gateway.log_op(space, "consolidate", str(run.pk), " ".join(f"{k}={v}" for k, v in run.counts.items()),
+                       actor)
     return run
 
 
