@@ -36,6 +36,11 @@ def test_client_speaks_every_endpoint(client):
     noted = client.note("c1", "Coffee machine is on floor 3", space="client-notes")
     assert noted["space"] == "client-notes"
     assert saved["id"] in [r["id"] for r in client.search("c1", "CI cache Mondays")]
+    probe = client.save("c1", "progress", "CI probe", "The CI cache probe ran on Monday.", tags=["test"],
+                        space="client-notes")
+    assert probe["id"] not in [r["id"] for r in client.search("c1", "CI cache probe Monday")]
+    assert probe["id"] in [r["id"] for r in client.search("c1", "CI cache probe Monday", skip_tags=[])]
+    assert probe["id"] in client.context("c1", "CI cache probe", skip_tags=[])["text"]
     assert client.recall("c1", saved["id"])["body"] == "The CI cache breaks on Mondays."
     assert client.profile("c1", "set", "Backend developer", space="client-notes")["profile"] == "Backend developer"
     assert client.profile("c1", space="client-notes")["profile"] == "Backend developer"

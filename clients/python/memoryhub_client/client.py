@@ -114,10 +114,13 @@ class MemoryHubClient:
                                                     agent_context="flush"), timeout=timeout)
 
     def context(self, session_id: str, query: str = "", *, space: str | None = None, max_chars: int | None = None,
-                workspace: str | None = None, timeout: float | None = None) -> Json:
-        """The budgeted block to inject before a turn: {"text", "chars", "items"}."""
+                workspace: str | None = None, skip_tags: list[str] | None = None,
+                timeout: float | None = None) -> Json:
+        """The budgeted block to inject before a turn: {"text", "chars", "items"}. `skip_tags` (the API's skipTags)
+        replaces the tags whose memories stay out, by default ["test", "archived"]; [] leaves none out."""
         return self.request("POST", "context", _given(session_id=session_id, query=query, space=space,
-                                                      max_chars=max_chars, workspace=workspace), timeout=timeout)
+                                                      max_chars=max_chars, workspace=workspace, skipTags=skip_tags),
+                            timeout=timeout)
 
     def end_session(self, session_id: str) -> int:
         """End the session; returns how many vault grants expired with it."""
@@ -144,9 +147,11 @@ class MemoryHubClient:
         return self.call_tool("memory_note", session_id, _given(text=text, space=space, workspace=workspace))
 
     def search(self, session_id: str, query: str, *, scope: str | None = None, limit: int | None = None,
-               space: str | None = None, workspace: str | None = None) -> list[Json]:
+               space: str | None = None, workspace: str | None = None,
+               skip_tags: list[str] | None = None) -> list[Json]:
+        """memory_search; `skip_tags` replaces the default ["test"] (archived memories are found); [] finds all."""
         return self.call_tool("memory_search", session_id, _given(query=query, scope=scope, limit=limit, space=space,
-                                                                  workspace=workspace))["results"]
+                                                                  workspace=workspace, skipTags=skip_tags))["results"]
 
     def recall(self, session_id: str, id: str) -> Json:
         return self.call_tool("memory_recall", session_id, {"id": id})
