@@ -152,16 +152,11 @@ def context(request: HttpRequest, call: Call) -> dict:
     skip = A.skip_tags(body, AUTOMATIC_SKIP)
     spaces = policy.read_spaces(call, body)
     session = sessions.see(call.token, session_id)
-    home = policy.home_space(call, body)
-    # Notebooks first, as frozen at the session's first call; they count against the budget.
-    budget = space_settings.effective(home)["maxInjectChars"] if max_chars is None else max_chars
-    pinned, pinned_items = notebooks.pinned(call, session, body, budget)
-    rest = max(0, budget - len(pinned) - (1 if pinned else 0))
-    ctx, cards = recall.inject(spaces, query, origin=policy.readable_origin(call), session_id=session_id,
-                               max_chars=rest, home=home, skip_tags=skip)
+    ctx, cards = recall.context_block(notebooks.pinned(call, session, body), spaces, query,
+                                      origin=policy.readable_origin(call), session_id=session_id,
+                                      max_chars=max_chars, home=policy.home_space(call, body), skip_tags=skip)
     recall.note_recall(cards, query, call.actor)
-    text = "\n".join(t for t in (pinned, ctx.text) if t)
-    return {"text": text, "chars": len(text), "items": pinned_items + ctx.items}
+    return {"text": ctx.text, "chars": ctx.chars, "items": ctx.items}
 
 
 @endpoint("POST")

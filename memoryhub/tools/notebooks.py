@@ -86,10 +86,9 @@ def memory(call: Call, session_id: str, args: dict) -> dict:
     }
 
 
-def pinned(call: Call, session, body: dict, max_chars: int) -> tuple[str, list[dict]]:
-    """The /context prefix: the session's frozen global notebooks, then the workspace's, within max_chars."""
+def pinned(call: Call, session, body: dict) -> list[dict]:
+    """The notebooks /context puts first: the session's frozen global pair, then the workspace's (those the token
+    may use), as recall.context_block takes them."""
     scopes = [None] + ([w] if (w := policy.workspace_arg(call, body)) else [])
     scopes = [w for w in scopes if policy.may_use_notebooks(call, w)]
-    if not scopes:
-        return "", []
-    return nb.render_snapshot(nb.freeze(session, scopes), max_chars)
+    return nb.freeze(session, scopes) if scopes else []

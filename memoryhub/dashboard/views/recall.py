@@ -11,6 +11,7 @@ from memoryhub.access import policy
 from memoryhub.dashboard.access import space_context, space_for_user, space_tabs
 from memoryhub.dashboard.forms.memories import RecallForm
 from memoryhub.dashboard.partials import render_page
+from memoryhub.memories.notebooks import hot
 from memoryhub.memories.search import recall
 from memoryhub.memories.search.block import Context
 from memoryhub.memories.models import Entry, Fact, Topic
@@ -29,12 +30,20 @@ def item_key(item: dict) -> tuple[str, int] | None:
 
 
 def explain(ctx: Context) -> list[dict]:
-    """Each injected item with what it points at (the entry, fact or topic) and why it is there."""
+    """Each injected item with what it points at (the entry, fact or topic; a notebook's file) and why it is there."""
     keys = [item_key(item) for item in ctx.items]
     found = {kind: model.objects.in_bulk([k[1] for k in keys if k and k[0] == kind])
              for kind, (model, _prefix) in MODELS.items()}
-    return [{**item, "target": found[key[0]].get(key[1]) if key else None, "why": reason(ctx.why.get(item["id"]))}
-            for item, key in zip(ctx.items, keys)]
+    return [{**item, "target": found[key[0]].get(key[1]) if key else notebook_file(item),
+             "why": reason(ctx.why.get(item["id"]))} for item, key in zip(ctx.items, keys)]
+
+
+def notebook_file(item: dict) -> str | None:
+    """"MEMORY.md · the hub" for a pinned notebook's item (`notebook:<scope>:<target>`), else None."""
+    if item["kind"] != "notebook":
+        return None
+    _kind, scope, target = str(item["id"]).split(":", 2)
+    return f"{hot.FILENAMES.get(target, target)} · {_('the hub') if scope == 'global' else scope}"
 
 
 def reason(why: dict | None) -> str:
@@ -52,6 +61,9 @@ def reason(why: dict | None) -> str:
         return _("A fact about the user sharing words with the query: %(words)s.") % {"words": ", ".join(why["words"])}
     if code == "topic":
         return _("Groups the %(hits)s hits below, said in one topic.") % {"hits": why["hits"]}
+    if code == "notebook":
+        return _("A pinned notebook: first in every session and counted against the budget; %(shown)s of its "
+                 "%(entries)s entries fit.") % {"shown": why["shown"], "entries": why["entries"]}
     if code == "low":
         return _("Relevance %(score)s is below the recall policy's low mark.") % {"score": why["score"]}
     if code == "cards":
@@ -70,9 +82,11 @@ def reason(why: dict | None) -> str:
 
 
 def preview_for(space: MemorySpace, query: str, max_chars: int) -> Context:
-    """recall.inject with the arguments /api/v1/context uses for a local token naming this space in a new session."""
-    spaces = policy.preview_spaces(space)
-    ctx, _cards = recall.inject(spaces, query, origin=None, max_chars=max_chars, home=space)
+    """What /api/v1/context answers an unrestricted local token naming this space (and its workspace) in a new
+    session, by the same code (recall.context_block): the notebooks as they are now, then the block."""
+    books = hot.current([None, space.workspace] if space.workspace else [None])
+    ctx, _cards = recall.context_block(books, policy.preview_spaces(space), query, origin=None, max_chars=max_chars,
+                                       home=space)
     return ctx
 
 

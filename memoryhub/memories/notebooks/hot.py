@@ -374,13 +374,18 @@ def write_file(workspace: Workspace | None, target: str) -> Path:
 
 
 # --- the frozen snapshot /context injects ----------------------------------------------
+def current(workspaces: list[Workspace | None]) -> list[dict]:
+    """The notebooks of these scopes as they are now, in the shape `freeze` keeps (what a new session sees)."""
+    return [{"key": scope_key(w), "name": w.name if w else "", **entries_of(w)} for w in workspaces]
+
+
 def freeze(session, workspaces: list[Workspace | None]) -> list[dict]:
     """The notebooks as the session first saw them: frozen per scope at first sight, so the prompt prefix stays put."""
     snapshot = dict(session.snapshot or {})
     frozen = dict(snapshot.get("notebooks") or {})
     missing = [w for w in workspaces if scope_key(w) not in frozen]
-    for workspace in missing:
-        frozen[scope_key(workspace)] = {"name": workspace.name if workspace else "", **entries_of(workspace)}
+    for book in current(missing):
+        frozen[book.pop("key")] = book
     if missing:
         snapshot["notebooks"] = frozen
         session.snapshot = snapshot

@@ -13,6 +13,7 @@ from memoryhub.memories.search import block, policies, ranking
 from memoryhub.memories.write import gateway
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import AUTOMATIC_SKIP, Entry
+from memoryhub.memories.notebooks import hot
 from memoryhub.memories.text import clip, token_set
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
@@ -174,3 +175,21 @@ def inject(spaces: list[MemorySpace], query: str, *, origin: str | None, session
                     skip_tags=skip_tags) if query.strip() and injected else [])
     ctx = block.build(injected, cards, query, max_chars=budget, origin=origin, max_cards=config["maxRecall"])
     return ctx, [c for c in cards if c.id in ctx.why]
+
+
+def context_block(books: list[dict], spaces: list[MemorySpace], query: str, *, origin: str | None,
+                  session_id: str = "", max_chars: int | None = None, home: MemorySpace | None = None,
+                  skip_tags: Iterable[str] = AUTOMATIC_SKIP) -> tuple[block.Context, list[Card]]:
+    """The whole of what /api/v1/context answers, and what the dashboard's recall preview shows: the pinned
+    notebooks first (`books`, as notebooks.hot.freeze or .current give them), counted against the budget, then
+    the block (`inject`) within what they leave."""
+    budget = space_settings.effective(home)["maxInjectChars"] if max_chars is None else max_chars
+    pinned, pinned_items = hot.render_snapshot(books, budget)
+    rest = max(0, budget - len(pinned) - (1 if pinned else 0))
+    ctx, cards = inject(spaces, query, origin=origin, session_id=session_id, max_chars=rest, home=home,
+                        skip_tags=skip_tags)
+    ctx.text = "\n".join(t for t in (pinned, ctx.text) if t)
+    ctx.items = pinned_items + ctx.items
+    ctx.why.update({item["id"]: {"code": "notebook", "entries": item["entries"], "shown": item["shown"]}
+                    for item in pinned_items})
+    return ctx, cards
