@@ -118,7 +118,7 @@ def test_moved_facts_meet_the_new_origins_own_and_the_later_statement_wins(api, 
 @pytest.mark.django_db(transaction=True)
 def test_entries_tagged_test_before_the_upgrade_become_test_entries():
     executor = MigrationExecutor(connection)
-    before = [("memories", "0015_oplog_seq")]
+    before = [("memories", "0016_origins")]
     executor.migrate(before)
     try:
         old = executor.loader.project_state(before).apps

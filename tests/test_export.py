@@ -5,6 +5,7 @@ import os
 import pytest
 from django.core.cache import cache
 
+from memoryhub.audit.models import AuditEvent
 from memoryhub.jobs.models import Job
 from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_path
 from memoryhub.spaces.services import resolve_workspace
@@ -116,3 +117,23 @@ def test_download_needs_staff_and_serves_markdown(client, api, project, staff):
     assert client.get("/vault/export/unknown/MEMORY.md").status_code == 404
     client.logout()
     assert client.get(f"/vault/export/{slug}/MEMORY.md").status_code == 302
+
+
+def test_a_person_chooses_on_the_workspaces_page_whether_vault_spaces_go_in(
+        api, project, client, staff, django_capture_on_commit_callbacks):
+    workspace = exported(project)
+    save(api, project, "Open progress")
+    MemorySpace.objects.create(slug="proj-vault", name="V", access="vault", workspace=workspace)
+    result(api.tool("memory_save", category="companion", title="Private walk", body="x", space="proj-vault"))
+    page = client.get("/workspaces/").content.decode()
+    assert "vault spaces left out" in page and "Include vault spaces" in page
+    target = os.path.join(project, "MEMORY.md")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post(f"/workspaces/{workspace.slug}/export", {"vault": "1"}).status_code == 302
+    assert Workspace.objects.get(pk=workspace.pk).export_vault
+    assert "Private walk" in open(target, encoding="utf-8").read()
+    assert AuditEvent.objects.filter(action="workspace.export_vault_on", target=workspace.slug).exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/workspaces/{workspace.slug}/export", {"vault": "0"})
+    assert "Private walk" not in open(target, encoding="utf-8").read()
+    assert Workspace.objects.get(pk=workspace.pk).export_memory_md  # the export itself stays as it was

@@ -72,13 +72,13 @@ def test_daily_schedule_exists_once_and_queues_every_space_not_opted_out(space):
     assert ConsolidationRun.objects.filter(space=space).count() == 1
 
 
-def _upgrade_from_0016(make_spaces):
+def _upgrade_from_0017(make_spaces):
     """Migrate memories back to before the new default, let `make_spaces(OldSpace, OldEntry)` set up, migrate on."""
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
     executor = MigrationExecutor(connection)
-    before = [("memories", "0016_entry_chat")]
+    before = [("memories", "0017_entry_chat")]
     executor.migrate(before)
     try:
         old = executor.loader.project_state(before).apps
@@ -99,7 +99,7 @@ def _spaces_in_use(OldSpace, OldEntry):
 @pytest.mark.django_db(transaction=True)
 def test_an_upgrade_keeps_daily_consolidation_off_for_spaces_already_in_use(monkeypatch):
     monkeypatch.delenv("MEMORYHUB_AUTO_CONSOLIDATE", raising=False)
-    _upgrade_from_0016(_spaces_in_use)
+    _upgrade_from_0017(_spaces_in_use)
     settings = {s.slug: s.settings for s in MemorySpace.objects.filter(slug__in=["used", "empty", "chosen"])}
     assert settings == {"used": {"autoConsolidate": False}, "empty": {}, "chosen": {"autoConsolidate": True}}
 
@@ -107,5 +107,5 @@ def test_an_upgrade_keeps_daily_consolidation_off_for_spaces_already_in_use(monk
 @pytest.mark.django_db(transaction=True)
 def test_an_upgrade_changes_nothing_where_the_environment_had_it_on(monkeypatch):
     monkeypatch.setenv("MEMORYHUB_AUTO_CONSOLIDATE", "true")
-    _upgrade_from_0016(_spaces_in_use)
+    _upgrade_from_0017(_spaces_in_use)
     assert MemorySpace.objects.get(slug="used").settings == {}

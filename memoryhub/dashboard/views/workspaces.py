@@ -1,7 +1,8 @@
 """Workspaces: the directories agents named, who named them, and whether the hub may write MEMORY.md there.
 
 An agent naming a path never makes the hub write into it: a person switches each workspace's
-MEMORY.md export on here (memories/notebooks/export.py writes only where it is on).
+MEMORY.md export on here (memories/notebooks/export.py writes only where it is on), and chooses
+whether vault spaces go in it (off by default: the agent can read the file in its own directory).
 """
 
 from __future__ import annotations
@@ -29,8 +30,11 @@ def workspace_list(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def workspace_export(request: HttpRequest, slug: str) -> HttpResponse:
-    """Switch MEMORY.md export on or off (form field `export`: 1 or 0); switching on writes the file soon after."""
+    """Switch MEMORY.md export on or off (form field `export`: 1 or 0), or vault spaces in it (`vault`: 1 or 0);
+    switching on writes the file soon after."""
     workspace = get_object_or_404(Workspace, slug=slug)
+    if "vault" in request.POST:
+        return include_vault(request, workspace, request.POST.get("vault") == "1")
     on = request.POST.get("export") == "1"
     Workspace.objects.filter(pk=workspace.pk).update(export_memory_md=on)
     workspace.export_memory_md = on
@@ -41,4 +45,20 @@ def workspace_export(request: HttpRequest, slug: str) -> HttpResponse:
         messages.success(request, _("MEMORY.md will be written to %(path)s.") % {"path": workspace.path})
     else:
         messages.success(request, _("The hub no longer writes MEMORY.md to %(path)s.") % {"path": workspace.path})
+    return redirect("dashboard:workspaces")
+
+
+def include_vault(request: HttpRequest, workspace: Workspace, on: bool) -> HttpResponse:
+    """Vault spaces in the workspace's MEMORY.md or not (audited); the file is rewritten when the export is on."""
+    Workspace.objects.filter(pk=workspace.pk).update(export_vault=on)
+    workspace.export_vault = on
+    record(request.user.get_username(), "workspace.export_vault_on" if on else "workspace.export_vault_off",
+           workspace.slug, user=request.user, path=workspace.path)
+    if workspace.export_memory_md:
+        export.enqueue(workspace)
+    if on:
+        messages.warning(request, _("Vault memories now go into MEMORY.md in %(path)s, where agents working there "
+                                    "can read them.") % {"path": workspace.path or workspace.slug})
+    else:
+        messages.success(request, _("MEMORY.md leaves vault memories out again."))
     return redirect("dashboard:workspaces")

@@ -29,7 +29,7 @@ def keep_it_off_where_it_was_off(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("memories", "0016_entry_chat"),
+        ("memories", "0017_entry_chat"),
     ]
 
     operations = [
