@@ -8,6 +8,7 @@ import pytest
 from django.db import connections
 from django.utils import timezone
 
+from memoryhub.audit.models import AuditEvent
 from memoryhub.core import llm
 from memoryhub.core.http import CancelScope, HttpClient, UpstreamError
 from memoryhub.jobs import registry, runner
@@ -175,3 +176,47 @@ def test_a_consolidation_cancelled_half_way_keeps_what_it_did_and_undo_restores_
     consolidate.undo(run)
     assert not Entry.objects.live().filter(space=space, kind="digest").exists()
     assert not Entry.objects.filter(space=space, digest__isnull=False).exists()
+
+
+# --- from the dashboard -----------------------------------------------------------------------------------
+
+@pytest.mark.django_db
+def test_cancelling_needs_a_login_and_a_post(client):
+    job = Job.objects.create(kind="selftest")
+    assert client.post(f"/jobs/{job.pk}/cancel").status_code == 302  # to the login page
+    assert client.get(f"/jobs/{job.pk}/cancel").status_code in (302, 405)
+    job.refresh_from_db()
+    assert job.status == "queued"
+
+
+@pytest.mark.django_db
+def test_a_queued_job_is_cancelled_from_the_jobs_table(client, staff):
+    job = Job.objects.create(kind="selftest", label="Self test")
+    table = client.get("/jobs/").content.decode()
+    assert f'action="/jobs/{job.pk}/cancel"' in table
+    r = client.post(f"/jobs/{job.pk}/cancel", HTTP_HX_REQUEST="true")
+    assert r.status_code == 200 and 'data-status="cancelled"' in r.content.decode()
+    assert f'action="/jobs/{job.pk}/cancel"' not in r.content.decode()
+    job.refresh_from_db()
+    assert job.status == "cancelled"
+    assert AuditEvent.objects.filter(action="job.cancel", target=f"job:{job.pk}", actor="alice").exists()
+    r = client.post(f"/jobs/{job.pk}/cancel", follow=True)
+    assert "This job has already finished." in r.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_running_job_cancelled_on_its_page_stops_and_its_page_says_cancelled(waiting_kind, client, django_user_model):
+    started, go, reached = waiting_kind
+    client.force_login(django_user_model.objects.create_user("alice", password="pw", is_staff=True))
+    job = Job.objects.create(kind="test-wait", label="Waits for the test")
+    worker = run_in_thread(job)
+    assert started.wait(10)
+    page = client.get(f"/jobs/{job.pk}/").content.decode()
+    assert 'data-status="running"' in page and f'action="/jobs/{job.pk}/cancel"' in page
+    r = client.post(f"/jobs/{job.pk}/cancel", {"next": "job"}, follow=True)
+    assert "cancelling" in r.content.decode()
+    go.set()
+    worker.join(10)
+    page = client.get(f"/jobs/{job.pk}/").content.decode()
+    assert 'data-status="cancelled"' in page and "cancelled" in page and reached == []
+    assert f'action="/jobs/{job.pk}/cancel"' not in page

@@ -62,6 +62,7 @@ urlpatterns = [
     path("jobs/selftest", jobs.job_selftest, name="job_selftest"),
     path("jobs/<int:job_id>/", jobs.job_detail, name="job"),
     path("jobs/<int:job_id>/retry", jobs.job_retry, name="job_retry"),
+    path("jobs/<int:job_id>/cancel", jobs.job_cancel, name="job_cancel"),
     path("tokens/", tokens.token_list, name="tokens"),
     path("audit/", audit.audit_log, name="audit"),
     path("tokens/<int:token_id>/revoke", tokens.token_revoke, name="token_revoke"),

@@ -89,3 +89,20 @@ def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
     if not htmx_partial(request):
         messages.success(request, _("%(label)s queued again.") % {"label": _(job.label or job.kind)})
     return _respond(request)
+
+
+@require_POST
+@login_required
+def job_cancel(request: HttpRequest, job_id: int) -> HttpResponse:
+    """Cancel a queued or running job (seed 000): it stops at its next step, or at once when it waits on a
+    provider or a model, and then says cancelled. From the job's own page, back to it; else the job table."""
+    job = get_object_or_404(Job, pk=job_id)
+    if runner.cancel(job):
+        record(request.user.get_username(), "job.cancel", f"job:{job.pk}", user=request.user, kind=job.kind)
+        if not htmx_partial(request):
+            messages.success(request, _("%(label)s: cancelling.") % {"label": _(job.label or job.kind)})
+    elif not htmx_partial(request):
+        messages.error(request, _("This job has already finished."))
+    if request.POST.get("next") == "job":
+        return redirect("dashboard:job", job_id=job.pk)
+    return _respond(request)
