@@ -130,3 +130,29 @@ def test_entries_tagged_test_before_the_upgrade_become_test_entries():
         executor.loader.build_graph()
         executor.migrate(executor.loader.graph.leaf_nodes())
     assert dict(Entry.objects.values_list("body", "is_test")) == {"a probe": True, "a real one": False}
+
+
+def test_the_dashboard_shows_where_a_bridged_turn_came_from(api, client, staff):
+    group = api.turn("今晚谁来打球", "我来", channel=GROUP).json()["entry"]["id"]
+    api.turn("明天提醒我交房租", "好的", channel={"platform": "qq", "chat_type": "private", "user_id": "987"})
+    plain = api.turn("a turn from the web", "ok").json()["entry"]["id"]
+    listing = client.get("/spaces/default/").content.decode()
+    assert "group Night owls (123456789) · user Lan (987)" in listing and "user 987" in listing
+    page = client.get(f"/spaces/default/entries/{group}/").content.decode()
+    assert "group Night owls (123456789) · user Lan (987)" in page
+    assert 'class="tag chat"' not in client.get(f"/spaces/default/entries/{plain}/").content.decode()
+
+
+def test_the_dashboard_says_it_as_the_seed_does_in_chinese(api, client, staff):
+    api.turn("今晚谁来打球", "我来", channel={"platform": "qq", "chat_type": "group", "chat_id": "123456789",
+                                          "user_id": "987"})
+    page = client.get("/spaces/default/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "群 123456789 · 用户 987" in page
+
+
+def test_retagged_history_shows_its_group_and_user_too(api, client, staff):
+    entry = api.turn("old group chat", "ok", session_id="qq-sess").json()["entry"]["id"]
+    retag.apply(default_space(), retag.mapping_from_sessions_json(
+        {"aiocqhttp:GroupMessage:123456789": {"sessionId": "qq-sess", "chatType": "group", "senderId": "987"}}))
+    page = client.get(f"/spaces/default/entries/{entry}/").content.decode()
+    assert "group 123456789 · user 987" in page

@@ -10,6 +10,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 
+from memoryhub.memories import channels
+
 register = template.Library()
 
 
@@ -18,6 +20,17 @@ def tag_colour(name: str) -> str:
     """A stable colour for a free tag: the same name always gets the same hue (crc32, not the salted hash())."""
     hue = zlib.crc32(str(name).strip().lower().encode()) % 360
     return f"hsl({hue} 60% 42%)"
+
+
+@register.filter
+def chat_label(entry) -> str:
+    """Where a bridged turn came from, as seed 003 shows it: 「群 … · 用户 …」 (group … · user …); "" otherwise."""
+    shown = channels.describe(entry.chat, entry.channel, entry.tags)
+    if "group" in shown and "user" in shown:
+        return _("group %(group)s · user %(user)s") % shown
+    if "group" in shown:
+        return _("group %(group)s") % shown
+    return _("user %(user)s") % shown if shown else ""
 
 
 def translated(message: str, args: dict | None = None) -> str:

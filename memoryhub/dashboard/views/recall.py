@@ -43,7 +43,8 @@ def notebook_file(item: dict) -> str | None:
     if item["kind"] != "notebook":
         return None
     _kind, scope, target = str(item["id"]).split(":", 2)
-    return f"{hot.FILENAMES.get(target, target)} · {_('the hub') if scope == 'global' else scope}"
+    where = _("the hub") if scope == "global" else scope
+    return f"{hot.FILENAMES.get(target, target)} · {where}"
 
 
 def reason(why: dict | None) -> str:
