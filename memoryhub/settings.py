@@ -277,6 +277,8 @@ MEMORYHUB = {
     "RATE_LIMIT_PER_MINUTE": envint("MEMORYHUB_RATE_LIMIT_PER_MINUTE", 600),
     # Vault requests one agent session may file (each asks a person for attention; #21).
     "VAULT_REQUESTS_PER_SESSION": envint("MEMORYHUB_VAULT_REQUESTS_PER_SESSION", 20),
+    # Seconds a web process trusts its copy of a token: a revoke or pause reaches every process within it.
+    "TOKEN_CACHE_SECONDS": envfloat("MEMORYHUB_TOKEN_CACHE_SECONDS", 5.0),
     "JOB_RETENTION_DAYS": envint("MEMORYHUB_JOB_RETENTION_DAYS", 30),
     "NOTEBOOK_MEMORY_CHARS": envint("MEMORYHUB_NOTEBOOK_MEMORY_CHARS", 2200),
     "NOTEBOOK_USER_CHARS": envint("MEMORYHUB_NOTEBOOK_USER_CHARS", 1375),

@@ -37,6 +37,59 @@ def test_revoked_token_is_unauthorized(api):
     assert api.get("spaces").status_code == 401
 
 
+def test_a_paused_token_is_refused_with_paused_and_keeps_its_settings(api):
+    from memoryhub.agents import auth
+
+    api.post("spaces", {"slug": "mine", "name": "mine"})
+    auth.pause(api.token)
+    r = api.get("spaces")
+    assert r.status_code == 403 and error(r)["code"] == "paused" and "resume" in error(r)["message"]
+    auth.resume(api.token)
+    assert [s["slug"] for s in api.get("spaces").json()["spaces"]] == ["default", "mine"]
+
+
+def test_a_revoke_elsewhere_reaches_this_process_within_the_token_cache_time(api, settings):
+    import time
+
+    from django.utils import timezone
+
+    from memoryhub.agents.models import ApiToken
+
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "TOKEN_CACHE_SECONDS": 0.3}
+    assert api.get("spaces").status_code == 200
+    # Another web process revokes it: a plain UPDATE, nothing tells this process.
+    ApiToken.objects.filter(pk=api.token.pk).update(revoked_at=timezone.now())
+    assert api.get("spaces").status_code == 200  # this process's copy is still fresh
+    time.sleep(0.35)
+    assert api.get("spaces").status_code == 401
+
+
+def test_a_pause_elsewhere_reaches_this_process_within_the_token_cache_time(api, settings):
+    import time
+
+    from django.utils import timezone
+
+    from memoryhub.agents.models import ApiToken
+
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "TOKEN_CACHE_SECONDS": 0.3}
+    assert api.get("spaces").status_code == 200
+    ApiToken.objects.filter(pk=api.token.pk).update(paused_at=timezone.now())
+    time.sleep(0.35)
+    assert error(api.get("spaces"))["code"] == "paused"
+
+
+def test_a_call_writes_nothing_to_the_database(api, django_assert_max_num_queries):
+    assert api.get("spaces").status_code == 200  # the token is read and cached, its last use stored
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as seen:
+        assert api.get("spaces").status_code == 200
+    writes = [q["sql"] for q in seen.captured_queries
+              if q["sql"].lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE", "REPLACE"))]
+    assert writes == []
+
+
 def test_malformed_json_is_bad_request_and_writes_nothing(api):
     from memoryhub.memories.models import Entry
 

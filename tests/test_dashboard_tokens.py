@@ -102,3 +102,33 @@ def test_create_enforces_csrf(staff):
     csrf_client.force_login(staff)
     assert csrf_client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "local"}).status_code == 403
     assert not ApiToken.objects.exists()
+
+
+def test_pause_and_resume_with_one_click_keep_the_token_and_are_audited(client, staff):
+    space = default_space()
+    token, raw = ApiToken.issue("bot", origin="qq", spaces=[space])
+    agent = Client()
+    assert agent.get("/api/v1/spaces", HTTP_AUTHORIZATION=f"Bearer {raw}").status_code == 200  # now cached
+    page = client.get(reverse("dashboard:tokens")).content.decode()
+    assert reverse("dashboard:token_pause", args=[token.pk]) in page and ">Pause<" in page
+    r = client.post(reverse("dashboard:token_pause", args=[token.pk]), headers=HX)
+    assert r.status_code == 200 and "paused" in r.content.decode() and ">Resume<" in r.content.decode()
+    refused = agent.get("/api/v1/spaces", HTTP_AUTHORIZATION=f"Bearer {raw}")
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "paused"
+    assert client.post(reverse("dashboard:token_pause", args=[token.pk])).status_code == 302
+    token.refresh_from_db()
+    assert token.paused_at is None and token.origin == "qq" and list(token.spaces.all()) == [space]
+    assert agent.get("/api/v1/spaces", HTTP_AUTHORIZATION=f"Bearer {raw}").status_code == 200
+    assert [e.action for e in AuditEvent.objects.order_by("pk") if e.action.startswith("token.")] == [
+        "token.pause", "token.resume"]
+
+
+def test_pause_is_post_only_and_a_revoked_token_is_not_resumed(client, staff):
+    token, raw = ApiToken.issue("bot")
+    assert client.get(reverse("dashboard:token_pause", args=[token.pk])).status_code == 405
+    client.post(reverse("dashboard:token_revoke", args=[token.pk]))
+    client.post(reverse("dashboard:token_pause", args=[token.pk]))
+    token.refresh_from_db()
+    assert token.revoked_at is not None and token.paused_at is None
+    assert Client().get("/api/v1/spaces", HTTP_AUTHORIZATION=f"Bearer {raw}").status_code == 401
+    assert client.post(reverse("dashboard:token_pause", args=[999])).status_code == 404

@@ -93,6 +93,16 @@ def test_mcp_without_a_valid_bearer_token_is_401(hub, authorization):
     assert r.headers["WWW-Authenticate"].startswith("Bearer")
 
 
+def test_mcp_refuses_a_paused_token_with_paused(hub):
+    token = hub.token(name="paused-agent")
+    hub.manage("shell", "-c", "from django.utils import timezone; from memoryhub.agents.models import ApiToken; "
+               "ApiToken.objects.filter(name='paused-agent').update(paused_at=timezone.now())")
+    r = httpx.post(f"{hub.url}/mcp", headers={"Accept": "application/json, text/event-stream",
+                                              "Authorization": f"Bearer {token}"},
+                   json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert r.status_code == 403 and r.json()["error"]["code"] == "paused"
+
+
 def test_mcp_answers_only_allowed_host_names(hub):
     r = httpx.post(f"{hub.url}/mcp", headers={"Host": "evil.example", "Authorization": f"Bearer {hub.token()}"},
                    json={"jsonrpc": "2.0", "id": 1, "method": "ping"})

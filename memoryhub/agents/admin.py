@@ -1,13 +1,13 @@
 from django.contrib import admin
 
-from memoryhub.agents.models import AgentSession, ApiToken, RateWindow
+from memoryhub.agents.models import AgentSession, ApiToken
 
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
     """The hash is not shown: it is useless to a person and only helps an attacker."""
 
-    list_display = ("name", "prefix", "origin", "created_at", "last_used_at", "revoked_at")
+    list_display = ("name", "prefix", "origin", "created_at", "last_used_at", "paused_at", "revoked_at")
     list_filter = ("origin",)
     search_fields = ("name", "prefix")
     exclude = ("token_hash",)
@@ -20,10 +20,3 @@ class AgentSessionAdmin(admin.ModelAdmin):
     list_filter = ("ended_at",)
     search_fields = ("session_id",)
 
-
-@admin.register(RateWindow)
-class RateWindowAdmin(admin.ModelAdmin):
-    """Per-minute request counts; deleting a row lifts that token's limit for the rest of the minute."""
-
-    list_display = ("token", "minute", "count")
-    readonly_fields = ("token", "minute", "count")

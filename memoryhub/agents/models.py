@@ -1,4 +1,4 @@
-"""Who an agent is: API tokens (stored hashed), agent sessions and per-minute rate windows.
+"""Who an agent is: API tokens (stored hashed) and agent sessions (rate windows live off the database: rates.py).
 
 The tables keep the names they had when these models lived in the `api` app (`api_apitoken`…):
 moving code between apps must not move users' data.
@@ -31,6 +31,8 @@ class ApiToken(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    paused_at = models.DateTimeField(null=True, blank=True, help_text="While set, calls are refused with 403 paused; "
+                                     "the token keeps its settings and resumes when cleared.")
 
     class Meta:
         db_table = "api_apitoken"
@@ -71,15 +73,3 @@ class AgentSession(models.Model):
 
     def __str__(self) -> str:
         return self.session_id
-
-
-class RateWindow(models.Model):
-    """Requests per token in one clock minute: one row, bumped by one atomic upsert per call (see auth.rate_limit)."""
-
-    token = models.ForeignKey(ApiToken, on_delete=models.CASCADE, related_name="+")
-    minute = models.BigIntegerField(help_text="Minutes since the epoch.")
-    count = models.PositiveIntegerField(default=0)
-
-    class Meta:
-        db_table = "api_ratewindow"
-        constraints = [models.UniqueConstraint(fields=["token", "minute"], name="rate_window_token_minute")]

@@ -66,6 +66,7 @@ urlpatterns = [
     path("tokens/", tokens.token_list, name="tokens"),
     path("audit/", audit.audit_log, name="audit"),
     path("tokens/<int:token_id>/revoke", tokens.token_revoke, name="token_revoke"),
+    path("tokens/<int:token_id>/pause", tokens.token_pause, name="token_pause"),
     # connect an agent: a token, ready-to-paste configs, and a wait for its first call
     path("connect/", connect.connect, name="connect"),
     path("connect/<int:token_id>/status", connect.connect_status, name="connect_status"),

@@ -1,4 +1,4 @@
-"""API tokens: create (the raw value is shown once), list, revoke. Creates and revokes are audited."""
+"""API tokens: create (the raw value is shown once), list, pause and resume, revoke. Every change is audited."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
+from memoryhub.agents import auth
 from memoryhub.agents.models import ApiToken
 from memoryhub.audit.models import record
 from memoryhub.dashboard.forms.tokens import TokenForm
@@ -51,11 +51,26 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     token = _get_token(token_id)
     if request.method == "GET":
         return render(request, "dashboard/tokens_revoke.html", {"token": token, "nav": "tokens"})
-    if token.revoked_at is None:
-        ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    if auth.revoke(token):
         record(request.user.get_username(), "token.revoke", token.actor, user=request.user, token=token.pk,
                prefix=token.prefix)
     if htmx_partial(request):
         return render(request, "dashboard/tokens.html#token-panel", _context())
     messages.success(request, _("Token “%(name)s” revoked.") % {"name": token.name})
+    return redirect("dashboard:tokens")
+
+
+@require_http_methods(["POST"])
+@login_required
+def token_pause(request: HttpRequest, token_id: int) -> HttpResponse:
+    """Pause a token (its agents get 403 `paused`, it keeps its settings) or, when paused, resume it."""
+    token = _get_token(token_id)
+    paused = token.paused_at is None
+    if auth.pause(token) if paused else auth.resume(token):
+        record(request.user.get_username(), "token.pause" if paused else "token.resume", token.actor,
+               user=request.user, token=token.pk, prefix=token.prefix)
+    if htmx_partial(request):
+        return render(request, "dashboard/tokens.html#token-panel", _context())
+    message = _("Token “%(name)s” paused.") if paused else _("Token “%(name)s” resumed.")
+    messages.success(request, message % {"name": token.name})
     return redirect("dashboard:tokens")
