@@ -12,7 +12,8 @@ from memoryhub import __version__
 from memoryhub.access import policy
 from memoryhub.access.call import Call
 from memoryhub.agents import sessions
-from memoryhub.api.endpoint import endpoint
+from memoryhub.agents.calls import api_error
+from memoryhub.api.endpoint import endpoint, known_fields
 from memoryhub.core.errors import ApiError, bad
 from memoryhub.core.redaction import opaque_id
 from memoryhub.memories import channels
@@ -104,10 +105,63 @@ def entry_summary(result: gateway.Written) -> dict:
 AGENT_CONTEXTS = ("primary", "subagent", "cron", "flush")
 
 
-@endpoint("POST", fields=("session_id", "user", "assistant", "space", "workspace", "at", "idempotency_key",
-                          "agent_context", "channel"))
+TURN_FIELDS = ("session_id", "user", "assistant", "space", "workspace", "at", "idempotency_key", "agent_context",
+               "channel")
+BATCH_TURNS = 100
+BATCH_FIELDS = ("turns", "space", "workspace")
+
+
+@endpoint("POST", fields=(*TURN_FIELDS, "turns"))
 def turns(request: HttpRequest, call: Call):
+    """One turn, or `{"turns": [...]}`: a batch written in one transaction, answered one result per turn."""
+    if "turns" in call.body:
+        return {"results": turn_batch(call)}, 200
+    space, draft, skipped = read_turn(call, call.body)
+    if skipped:
+        return skipped, 200
+    return turn_answer(gateway.write(space, draft, actor=call.actor))
+
+
+def turn_batch(call: Call) -> list[dict]:
+    """Each turn read on its own (a bad one answers its own error), then every good one written at once."""
     body = call.body
+    unknown = sorted(set(body) - set(BATCH_FIELDS))
+    if unknown:
+        raise bad(f"a batch takes only turns, space and workspace; {unknown[0]} belongs in each turn", unknown[0])
+    batch = body["turns"]
+    if not isinstance(batch, list) or not batch:
+        raise bad("turns must be a non-empty list of turn objects", "turns")
+    if len(batch) > BATCH_TURNS:
+        raise bad(f"turns takes at most {BATCH_TURNS} turns per request; send the rest in another", "turns")
+    defaults = {key: body[key] for key in ("space", "workspace") if key in body}
+    results: list[dict | None] = [None] * len(batch)
+    drafts, places = [], []
+    for n, fields in enumerate(batch):
+        try:
+            if not isinstance(fields, dict):
+                raise bad(f"turns[{n}] must be an object", "turns")
+            known_fields(fields, TURN_FIELDS)
+            space, draft, skipped = read_turn(call, {**defaults, **fields})
+        except Exception as exc:  # noqa: BLE001 — this turn's own error; the others go on
+            results[n] = error_result(exc)
+            continue
+        if skipped:
+            results[n] = {"status": 200, **skipped}
+        else:
+            drafts.append((space, draft))
+            places.append(n)
+    for n, written in zip(places, gateway.write_many(drafts, actor=call.actor)):
+        if isinstance(written, Exception):
+            results[n] = error_result(written)
+        else:
+            answer, status = turn_answer(written)
+            results[n] = {"status": status, **answer}
+    return results
+
+
+def read_turn(call: Call, body: dict) -> tuple[MemorySpace | None, gateway.Draft | None, dict | None]:
+    """(space, draft, None) for a turn to write, or (space, None, the answer) for one its space does not archive;
+    raises the turn's error."""
     session_id = session_arg(body)
     user = A.text(body, "user", required=True)
     assistant = A.text(body, "assistant", required=True, allow_empty=True)
@@ -118,20 +172,29 @@ def turns(request: HttpRequest, call: Call):
     space = policy.write_space(call, body)
     sessions.touch(call.token, session_id)
     if not records(space, agent_context):
-        return {"entry": None, "facts": {"asserted": [], "invalidated": []}, "redactions": 0,
-                "skipped": f"{agent_context} turns are not archived in {space.slug}"}, 200
+        return space, None, {"entry": None, "facts": {"asserted": [], "invalidated": []}, "redactions": 0,
+                             "skipped": f"{agent_context} turns are not archived in {space.slug}"}
     draft = gateway.Draft(kind=Kind.TURN, user=user, assistant=assistant, session_id=session_id, at=at,
                           origin=call.origin, idempotency_key=key)
     if chat is not None:
         draft = replace(draft, channel=chat.umo, chat=chat.as_dict(), tags=chat.tags)
-    result = gateway.write(space, draft, actor=call.actor)
+    return space, draft, None
+
+
+def turn_answer(result: gateway.Written) -> tuple[dict, int]:
     payload = {"entry": entry_summary(result), "facts": result.facts, "redactions": result.redactions}
-    if not policy.shows_derived(space):  # a vault's summary and facts stay in it, even for a repeated key
+    if not policy.shows_derived(result.space):  # a vault's summary and facts stay in it, even for a repeated key
         payload["entry"]["summary"] = ""
         payload["facts"] = {"asserted": [], "invalidated": []}
     if not result.created:
         payload["redactions"] = result.entry.redactions if result.entry else result.redactions
     return payload, (201 if result.created else 200)
+
+
+def error_result(exc: Exception) -> dict:
+    """One item's failure inside a batch answer: its status and the API's error object."""
+    error = api_error(exc, "a batch item")
+    return {"status": error.status, "error": error.as_dict()}
 
 
 def records(space: MemorySpace, agent_context: str) -> bool:

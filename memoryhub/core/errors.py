@@ -24,11 +24,19 @@ class ApiError(Exception):
         self.field = field
         self.headers = headers or {}
 
-    def response(self) -> JsonResponse:
+    @property
+    def status(self) -> int:
+        return STATUS[self.code]
+
+    def as_dict(self) -> dict:
+        """The error object of `{"error": …}`."""
         body = {"code": self.code, "message": self.message}
         if self.field:
             body["field"] = self.field
-        response = JsonResponse({"error": body}, status=STATUS[self.code])
+        return body
+
+    def response(self) -> JsonResponse:
+        response = JsonResponse({"error": self.as_dict()}, status=self.status)
         for key, value in self.headers.items():
             response[key] = value
         return response

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
@@ -102,22 +103,64 @@ def write(space: MemorySpace, draft: Draft, *, actor: str = "") -> Written:
     Facts come from what the user said in a turn (a transcript line: its body) or from a note's
     body. Imported history (source "import") is a backfill: its subscribers call no model.
     """
-    draft, redactions = _redacted(draft)
-    if not space.is_native:
-        return _write_remote(space, draft, redactions)
-    said = draft.user or draft.body
-    claims = facts.extract(said) if draft.kind in (Kind.TURN, Kind.NOTE) else []
-    entry = _new_entry(space, draft, redactions)
-    tokens = search.document_tokens(entry)
-    with sql.one_writer(), transaction.atomic():
-        entry, created = _insert(entry, tokens, actor)
-        result = Written(space, entry=entry, created=created, redactions=redactions)
-        if created:
-            changes = facts.apply_claims(space, claims, source_entry=entry, origin=entry.origin)
-            result.facts = {"asserted": [facts.fact_to_dict(f) for f in changes.asserted],
-                            "invalidated": [facts.fact_to_dict(f) for f in changes.invalidated]}
-            events.entry_written.send(Entry, entry=entry, actor=actor, backfill=entry.source == Source.IMPORT)
-            events.entries_changed.send(Entry, space=space, operation="remember", entry_ids=[entry.pk], actor=actor)
+    result = write_many([(space, draft)], actor=actor)[0]
+    if isinstance(result, Exception):
+        raise result
+    return result
+
+
+def write_many(drafts: list[tuple[MemorySpace, Draft]], *, actor: str = "") -> list[Written | Exception]:
+    """Store drafts in order, the native ones in one transaction and one turn at the write lock (a batch of
+    turns, an import); one result per draft, in its place the exception of a draft that failed, whose own
+    rows are undone while the others are written.
+
+    The pure work (redaction, entities, index tokens, fact claims) runs before the lock; a space's
+    subscribers hear one `entries_changed` for all its new entries, so the worker enriches them in one pass.
+    """
+    results: list[Written | Exception | None] = [None] * len(drafts)
+    ready = []
+    for n, (space, draft) in enumerate(drafts):
+        try:
+            draft, redactions = _redacted(draft)
+            if not space.is_native:
+                results[n] = _write_remote(space, draft, redactions)
+                continue
+            said = draft.user or draft.body
+            claims = facts.extract(said) if draft.kind in (Kind.TURN, Kind.NOTE) else []
+            entry = _new_entry(space, draft, redactions)
+            ready.append((n, entry, search.document_tokens(entry), claims))
+        except Exception as exc:  # noqa: BLE001 — the draft's own failure, answered in its place
+            results[n] = exc
+    if ready:
+        new: dict[int, tuple[MemorySpace, list[int]]] = {}  # space id -> (space, ids of its new entries)
+        with sql.one_writer(), transaction.atomic():
+            for n, entry, tokens, claims in ready:
+                try:
+                    # A savepoint per draft only in a batch: one draft's failure undoes its own rows alone.
+                    with transaction.atomic() if len(ready) > 1 else nullcontext():
+                        results[n] = _store(entry, tokens, claims, actor)
+                except Exception as exc:  # noqa: BLE001
+                    if len(ready) == 1:
+                        raise
+                    results[n] = exc
+                    continue
+                if results[n].created:
+                    new.setdefault(entry.space_id, (entry.space, []))[1].append(results[n].entry.pk)
+            for space, ids in new.values():
+                events.entries_changed.send(Entry, space=space, operation="remember", entry_ids=ids, actor=actor)
+    return results
+
+
+def _store(entry: Entry, tokens: list[str], claims: list, actor: str) -> Written:
+    """Inside the write transaction: the entry (or the one it repeats), its facts, and `entry_written`."""
+    space, redactions = entry.space, entry.redactions
+    entry, created = _insert(entry, tokens, actor)
+    result = Written(space, entry=entry, created=created, redactions=redactions)
+    if created:
+        changes = facts.apply_claims(space, claims, source_entry=entry, origin=entry.origin)
+        result.facts = {"asserted": [facts.fact_to_dict(f) for f in changes.asserted],
+                        "invalidated": [facts.fact_to_dict(f) for f in changes.invalidated]}
+        events.entry_written.send(Entry, entry=entry, actor=actor, backfill=entry.source == Source.IMPORT)
     return result
 
 
