@@ -158,3 +158,27 @@ def test_provider_without_forget_answers_unsupported(api):
     MemorySpace.objects.create(slug="brv", name="ByteRover", provider="byterover")
     r = api.tool("memory_forget", id="brv:abc")
     assert r.status_code == 422 and r.json()["error"]["code"] == "unsupported"
+
+
+def test_memory_note_batch_writes_every_good_note_in_order_and_answers_the_bad_one(api):
+    from memoryhub.memories.models import Entry
+
+    r = api.tool("memory_note_batch", notes=["the VPN needs MFA since May", "", "x" * 9000, "backups run at 03:00"])
+    assert r.status_code == 200
+    results = r.json()["result"]["results"]
+    assert [sorted(item) for item in results] == [["id", "redactions", "space"], ["error"], ["error"],
+                                                  ["id", "redactions", "space"]]
+    assert results[1]["error"]["field"] == "notes" and "notes[1]" in results[1]["error"]["message"]
+    assert {str(e.pk): e.body for e in Entry.objects.all()} == {
+        results[0]["id"]: "the VPN needs MFA since May", results[3]["id"]: "backups run at 03:00"}
+    assert all(e.kind == "note" and e.session_id == "s1" for e in Entry.objects.all())
+
+
+@pytest.mark.parametrize("notes", [[], "one note", [f"n{i}" for i in range(101)], None])
+def test_memory_note_batch_refuses_a_malformed_list_whole(api, notes):
+    from memoryhub.memories.models import Entry
+
+    arguments = {} if notes is None else {"notes": notes}
+    r = api.tool("memory_note_batch", **arguments)
+    assert r.status_code == 400 and r.json()["error"]["field"] == "notes"
+    assert not Entry.objects.exists()

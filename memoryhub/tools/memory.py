@@ -8,7 +8,8 @@ from django.db import transaction
 
 from memoryhub.access import policy
 from memoryhub.access.call import Call
-from memoryhub.core.errors import ApiError
+from memoryhub.agents.calls import api_error
+from memoryhub.core.errors import ApiError, bad
 from memoryhub.core.ids import row_id
 from memoryhub.core.redaction import redact
 from memoryhub.memories import remote
@@ -48,6 +49,34 @@ def memory_note(call: Call, session_id: str, args: dict) -> dict:
     text = A.text(args, "text", required=True)
     draft = gateway.Draft(kind=Kind.NOTE, body=text, session_id=session_id, origin=call.origin)
     return written(gateway.write(policy.write_space(call, args), draft, actor=call.actor))
+
+
+NOTE_BATCH = 100
+
+
+@tool("memory_note_batch", "Note several things at once (up to 100), in plain words; one result per note, in order.",
+      {"notes": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": NOTE_BATCH},
+       "space": SPACE, "workspace": WORKSPACE}, ("notes",))
+def memory_note_batch(call: Call, session_id: str, args: dict) -> dict:
+    """memory_note for a list, written in one transaction: a bad note gets its own error, the others are kept."""
+    notes = args.get("notes")
+    if not isinstance(notes, list) or not 1 <= len(notes) <= NOTE_BATCH:
+        raise bad(f"notes must be a list of 1 to {NOTE_BATCH} strings", "notes")
+    space = policy.write_space(call, args)
+    results: list[dict | None] = [None] * len(notes)
+    drafts, places = [], []
+    for n, text in enumerate(notes):
+        try:
+            text = A.text({"notes": text}, "notes", required=True)
+        except ApiError as exc:
+            results[n] = {"error": {**exc.as_dict(), "message": f"notes[{n}]: {exc.message}"}}
+            continue
+        drafts.append((space, gateway.Draft(kind=Kind.NOTE, body=text, session_id=session_id, origin=call.origin)))
+        places.append(n)
+    for n, result in zip(places, gateway.write_many(drafts, actor=call.actor)):
+        results[n] = {"error": api_error(result, "memory_note_batch").as_dict()} if isinstance(result, Exception) \
+            else written(result)
+    return {"results": results}
 
 
 @tool("memory_search", "Search memory; returns summaries with ids (expand one with memory_recall), never full text.",

@@ -7,8 +7,8 @@ from memoryhub.tools import graph, memory, notebooks, vault
 from memoryhub.tools.base import Tool
 
 TOOLS: dict[str, Tool] = {t.name: t for t in (
-    memory.memory_save, memory.memory_note, memory.memory_search, memory.memory_recall, memory.memory_forget,
-    memory.memory_profile, memory.memory_facts, graph.memory_link, graph.memory_feedback,
+    memory.memory_save, memory.memory_note, memory.memory_note_batch, memory.memory_search, memory.memory_recall,
+    memory.memory_forget, memory.memory_profile, memory.memory_facts, graph.memory_link, graph.memory_feedback,
     vault.memory_request, vault.memory_status, vault.memory_read,
     notebooks.memory,
 )}
