@@ -7,7 +7,8 @@ import json
 import logging
 import signal
 
-from memoryhub_client import MemoryHubProvider
+import httpx
+from memoryhub_client import MemoryHubClient, MemoryHubProvider
 
 from tests.client_helpers import agent_process, provider_for, titles
 from tests.livehub import free_port
@@ -29,6 +30,37 @@ def test_turns_written_before_a_kill_arrive_in_order_after_the_restart(hub, tmp_
     assert again.flush(30)
     again.shutdown()
     assert titles(hub, "killed-1") == [f"Killed agent turn {n}" for n in range(5)]
+
+
+class CountingTransport(httpx.HTTPTransport):
+    """A real HTTP transport that also notes the path of every request it sends."""
+
+    def __init__(self):
+        super().__init__()
+        self.paths: list[str] = []
+
+    def handle_request(self, request):
+        self.paths.append(request.url.path)
+        return super().handle_request(request)
+
+
+def test_a_backlog_of_turns_reaches_the_hub_in_batches_in_order(hub, tmp_path):
+    token = hub.token(name="backlog")
+    spool = tmp_path / "spool.jsonl"
+    agent = agent_process(f"http://127.0.0.1:{free_port()}", token, spool, "backlog-1", 120)  # its hub is away
+    try:
+        assert agent.stdout.readline().strip() == "written"
+    finally:
+        agent.send_signal(signal.SIGKILL)
+        agent.wait(30)
+    transport = CountingTransport()
+    again = provider_for(hub, token, spool, client=MemoryHubClient(hub.url, token, transport=transport))
+    again.initialize("backlog-1")
+    assert again.flush(60)
+    again.shutdown()
+    assert titles(hub, "backlog-1") == [f"Killed agent turn {n}" for n in range(120)]
+    turn_requests = [p for p in transport.paths if p.endswith("/turns")]
+    assert len(turn_requests) <= 1 + 120 // 50 + 1  # the set-up check, then batches of up to 50
 
 
 def test_a_refused_turn_is_held_reported_and_later_turns_go_on(hub, tmp_path, caplog):

@@ -105,6 +105,13 @@ class MemoryHubClient:
                                                     at=at, idempotency_key=idempotency_key, workspace=workspace,
                                                     agent_context=agent_context, channel=channel))
 
+    def turns(self, turns: list[Json], *, space: str | None = None, workspace: str | None = None) -> list[Json]:
+        """Archive up to 100 turns in one request, each a dict of turn()'s fields with its own idempotency_key.
+
+        One result per turn, in order: {"status": 201 | 200, "entry", "facts", "redactions"} or
+        {"status": 4xx | 5xx, "error": {...}}; a refused turn does not stop the others being written."""
+        return self.request("POST", "turns", _given(turns=turns, space=space, workspace=workspace))["results"]
+
     def check_turns(self, session_id: str, *, space: str | None = None, workspace: str | None = None,
                     timeout: float | None = None) -> Json:
         """Would turns from this token, space and workspace be taken? Asked without writing anything: a `flush`

@@ -26,7 +26,7 @@ class MemoryHubError(Exception):
     @property
     def about_setup(self) -> bool:
         """True when every write would be refused alike until a person fixes the token, space or workspace."""
-        return self.code == "unauthorized" or (
+        return self.code in ("unauthorized", "paused") or (
             self.field in SETUP_FIELDS and self.code in {"bad_request", "forbidden", "not_found"})
 
     def as_dict(self) -> dict[str, str]:

@@ -9,8 +9,9 @@ What becomes of a write the hub did not take:
   again at the next start — while later writes go on. A write the hub fails on with a server error
   SERVER_ERROR_TRIES times in a row is held too, so one poison write cannot stall the ones behind it.
 
-`send` gets a run of jobs and returns one outcome per job (None once delivered), stopping after the first
-retryable or setup refusal; today every run is one job, and a batch endpoint needs only a longer run.
+`send` gets a run of jobs and returns one outcome per job it settled (None once delivered), stopping after the
+first retryable or setup refusal; jobs past the outcomes stay queued for the next run. The provider sends the
+turns at the head of a run as one batch request.
 """
 
 from __future__ import annotations

@@ -40,7 +40,8 @@ NOTEBOOKS = {"memory": "MEMORY.md", "user": "USER.md"}
 CHANNEL_KEYS = ("platform", "chat_type", "chat_id", "chat_name", "user_id", "user_name", "thread_id")
 PRIVATE_CHATS = ("dm", "private")  # Hermes's chat types are dm, group, channel and thread
 ID_CHARS, NAME_CHARS = 100, 200
-TURN_RUN = 1  # turns sent per request; the batch form of /turns takes up to 100
+TURN_RUN = 50  # queued writes looked at per send; consecutive turns among them go in one batch request
+BATCH_BYTES = 512 * 1024  # a batch's turns stay well under the hub's 1 MiB body cap
 ARCHIVED_IDS_KEPT = 20
 
 
@@ -305,28 +306,70 @@ class MemoryHubProvider:
                           "at": datetime.now(timezone.utc).isoformat(), **fields})
 
     def _send(self, jobs: list[Job]) -> list[Outcome]:
-        """One outcome per job, stopping after one worth retrying (outbox.py)."""
-        outcomes: list[Outcome] = []
-        for job in jobs:
+        """One outcome per job, stopping after one worth retrying (outbox.py). Turns at the head of the run go
+        in one batch request; any other write goes alone, so the order holds."""
+        batch = self._batch(jobs)
+        if len(batch) > 1:
             try:
-                self._deliver(job)
+                return self._send_turns(batch)
+            except MemoryHubError as exc:  # the whole request failed: nothing was written
+                if exc.code != "bad_request":
+                    return [exc]  # the first waits (or is held), the rest behind it
+                # a hub without the batch form: one turn at a time
+        try:
+            self._deliver(jobs[0])
+            return [None]
+        except MemoryHubError as exc:
+            return [exc]
+
+    @staticmethod
+    def _batch(jobs: list[Job]) -> list[Job]:
+        """The turns at the head of the run, as many as one request holds."""
+        batch, size = [], 0
+        for job in jobs:
+            size += len(json.dumps(job, ensure_ascii=True))
+            if job["kind"] != "turn" or (batch and size > BATCH_BYTES):
+                break
+            batch.append(job)
+        return batch
+
+    def _send_turns(self, jobs: list[Job]) -> list[Outcome]:
+        results = self.client.turns([self._turn_fields(job) for job in jobs], space=self.space,
+                                    workspace=self.workspace)
+        outcomes: list[Outcome] = []
+        for job, result in zip(jobs, results):
+            error = result.get("error")
+            if error is None:
+                self._note_archived(job["session_id"], result)
                 outcomes.append(None)
-            except MemoryHubError as exc:
-                outcomes.append(exc)
-                if exc.retryable or exc.about_setup:
-                    break
+                continue
+            exc = MemoryHubError(str(error.get("code", "internal")), str(error.get("message", "")),
+                                 result.get("status"), error.get("field"))
+            outcomes.append(exc)
+            if exc.retryable or exc.about_setup:
+                break  # the later turns of the batch are sent again: their keys make that harmless
         return outcomes
+
+    @staticmethod
+    def _turn_fields(job: Job) -> dict[str, Any]:
+        fields = {"session_id": job["session_id"], "user": job["user"], "assistant": job["assistant"],
+                  "at": job["at"], "idempotency_key": job["id"], "agent_context": job.get("agent_context", "primary")}
+        channel = hub_channel(job.get("channel"))
+        if channel:
+            fields["channel"] = channel
+        return fields
+
+    def _note_archived(self, sid: str, answer: dict[str, Any]) -> None:
+        if answer.get("entry"):
+            self._archived.setdefault(sid, collections.deque(maxlen=ARCHIVED_IDS_KEPT)).append(answer["entry"]["id"])
 
     def _deliver(self, job: Job) -> None:
         sid = job["session_id"]
         if job["kind"] == "turn":
-            answer = self.client.turn(sid, job["user"], job["assistant"], space=self.space, workspace=self.workspace,
-                                      at=job["at"], idempotency_key=job["id"],
-                                      agent_context=job.get("agent_context", "primary"),
-                                      channel=hub_channel(job.get("channel")))
-            if answer.get("entry"):
-                self._archived.setdefault(sid, collections.deque(maxlen=ARCHIVED_IDS_KEPT)).append(
-                    answer["entry"]["id"])
+            fields = self._turn_fields(job)
+            self._note_archived(sid, self.client.turn(fields.pop("session_id"), fields.pop("user"),
+                                                      fields.pop("assistant"), space=self.space,
+                                                      workspace=self.workspace, **fields))
         elif job["kind"] == "end":
             self.client.end_session(sid)
         elif job["kind"] == "mirror":
