@@ -20,6 +20,7 @@ from memoryhub.spaces.models import MemorySpace
 Progress = Callable[..., None]  # (percent, untranslated message, **its args)
 MAX_BODY = 8000
 MAX_TAGS = 20
+WRITE_BATCH = 100  # drafts per transaction
 
 
 def turn(key: str, user: str, assistant: str, **fields) -> gateway.Draft:
@@ -124,12 +125,15 @@ def run(space: MemorySpace, batch: Batch, *, dry_run: bool = False, actor: str =
     if dry_run:
         return result
     added = 0
-    for n, item in enumerate(fresh):
-        if gateway.write(space, _clipped(item), actor=actor).created:
-            added += 1
-        if n % 25 == 0:
-            report(5 + 85 * n // max(1, len(fresh)), gettext_noop("%(done)d of %(total)d written"), done=n,
-                   total=len(fresh))
+    for start in range(0, len(fresh), WRITE_BATCH):  # one transaction per batch, as agents' batches are written
+        for written in gateway.write_many([(space, _clipped(i)) for i in fresh[start:start + WRITE_BATCH]],
+                                          actor=actor):
+            if isinstance(written, Exception):
+                raise written
+            added += written.created
+        done = min(start + WRITE_BATCH, len(fresh))
+        report(5 + 85 * done // max(1, len(fresh)), gettext_noop("%(done)d of %(total)d written"), done=done,
+               total=len(fresh))
     report(92, gettext_noop("facts and links"))
     with transaction.atomic():
         for op in final_facts(batch.facts):
