@@ -134,6 +134,7 @@ def turn_batch(call: Call) -> list[dict]:
     if len(batch) > BATCH_TURNS:
         raise bad(f"turns takes at most {BATCH_TURNS} turns per request; send the rest in another", "turns")
     defaults = {key: body[key] for key in ("space", "workspace") if key in body}
+    spaces: dict = {}  # (space, workspace) arguments -> the space they resolved to, once per batch
     results: list[dict | None] = [None] * len(batch)
     drafts, places = [], []
     for n, fields in enumerate(batch):
@@ -141,7 +142,7 @@ def turn_batch(call: Call) -> list[dict]:
             if not isinstance(fields, dict):
                 raise bad(f"turns[{n}] must be an object", "turns")
             known_fields(fields, TURN_FIELDS)
-            space, draft, skipped = read_turn(call, {**defaults, **fields})
+            space, draft, skipped = read_turn(call, {**defaults, **fields}, spaces)
         except Exception as exc:  # noqa: BLE001 — this turn's own error; the others go on
             results[n] = error_result(exc)
             continue
@@ -159,9 +160,10 @@ def turn_batch(call: Call) -> list[dict]:
     return results
 
 
-def read_turn(call: Call, body: dict) -> tuple[MemorySpace | None, gateway.Draft | None, dict | None]:
+def read_turn(call: Call, body: dict, spaces: dict | None = None) -> tuple[MemorySpace, gateway.Draft | None,
+                                                                          dict | None]:
     """(space, draft, None) for a turn to write, or (space, None, the answer) for one its space does not archive;
-    raises the turn's error."""
+    raises the turn's error. `spaces` remembers where each (space, workspace) pair of a batch goes."""
     session_id = session_arg(body)
     user = A.text(body, "user", required=True)
     assistant = A.text(body, "assistant", required=True, allow_empty=True)
@@ -169,7 +171,13 @@ def read_turn(call: Call, body: dict) -> tuple[MemorySpace | None, gateway.Draft
     key = A.text(body, "idempotency_key", max_len=200)
     agent_context = A.choice(body, "agent_context", AGENT_CONTEXTS, default="primary") or "primary"
     chat = channels.parse(body.get("channel"))
-    space = policy.write_space(call, body)
+    where = (body.get("space"), body.get("workspace"))
+    remembered = spaces is not None and all(v is None or isinstance(v, str) for v in where)
+    space = spaces.get(where) if remembered else None
+    if space is None:
+        space = policy.write_space(call, body)
+        if remembered:
+            spaces[where] = space
     sessions.touch(call.token, session_id)
     if not records(space, agent_context):
         return space, None, {"entry": None, "facts": {"asserted": [], "invalidated": []}, "redactions": 0,

@@ -132,13 +132,36 @@ def placeholders(values: Sequence[Any]) -> str:
 def insert(obj: models.Model) -> None:
     """INSERT a new instance and set its pk, as save() would (defaults, auto_now) minus its bookkeeping.
 
-    No signals are sent: nothing in memoryhub listens to them."""
-    meta = obj._meta
-    fields = [f for f in meta.concrete_fields if not f.primary_key]
-    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
-    (pk,) = one(f"INSERT INTO {meta.db_table} ({columns}) VALUES ({placeholders(values)}) RETURNING {meta.pk.column}",
-                values)
+    No signals are sent: nothing in memoryhub listens to them. Each field's preparation is worked out
+    once per model (`_columns`): asking every field to prepare its value cost a tenth of a turn's write."""
+    table, columns, prepare = _columns(type(obj))
+    values = [convert(obj, field) for field, convert in prepare]
+    (pk,) = one(f"INSERT INTO {table} ({columns}) VALUES ({placeholders(values)}) RETURNING "
+                f"{obj._meta.pk.column}", values)
     obj.pk = pk
     obj._state.adding = False
     obj._state.db = connection.alias
+
+
+_plans: dict[tuple[type, str], tuple[str, str, list]] = {}
+
+
+def _columns(model: type) -> tuple[str, str, list]:
+    """(table, column list, [(field, how to get its value)]) of a model, for this connection's database."""
+    key = (model, connection.vendor)
+    if key not in _plans:
+        fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+        prepare = []
+        for f in fields:
+            if isinstance(f, models.JSONField):
+                convert = lambda obj, f: json_value(getattr(obj, f.attname))  # noqa: E731
+            elif isinstance(f, models.DateTimeField) and not (f.auto_now or f.auto_now_add):
+                convert = lambda obj, f: moment(getattr(obj, f.attname))  # noqa: E731
+            elif isinstance(f, (models.CharField, models.TextField, models.IntegerField, models.BooleanField,
+                                models.ForeignKey)):
+                convert = lambda obj, f: getattr(obj, f.attname)  # noqa: E731 — the value goes in as it is
+            else:
+                convert = lambda obj, f: f.get_db_prep_save(f.pre_save(obj, True), connection)  # noqa: E731
+            prepare.append((f, convert))
+        _plans[key] = (model._meta.db_table, ", ".join(connection.ops.quote_name(f.column) for f in fields), prepare)
+    return _plans[key]

@@ -87,10 +87,14 @@ def _previous_turn(entry: Entry) -> Entry | None:
 
 
 def _signature(entry: Entry) -> tuple[set[str], set[str]]:
-    """(entities, content tokens) of a turn, lower-cased, generic Chinese filler removed."""
-    text = " ".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
-    entities = {e.lower() for e in (entry.entities or extract_entities(text))}
-    return entities, set(tokenize(text)) - FILLER_BIGRAMS
+    """(entities, content tokens) of a turn, lower-cased, generic Chinese filler removed.
+
+    Kept on the entry: in a batch each turn is compared as itself and again as the next one's predecessor."""
+    if getattr(entry, "_topic_signature", None) is None:
+        text = " ".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
+        entities = {e.lower() for e in (entry.entities or extract_entities(text))}
+        entry._topic_signature = (entities, set(tokenize(text)) - FILLER_BIGRAMS)
+    return entry._topic_signature
 
 
 def _subject_changed(entry: Entry, previous: Entry) -> bool:
