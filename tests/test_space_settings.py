@@ -183,6 +183,19 @@ def test_max_entries_counts_the_space_only_when_it_could_be_over(api):
     assert Entry.objects.recallable().count() == 4
 
 
+def test_a_full_space_is_not_counted_again_on_every_write(api):
+    set_settings(maxEntries=300)
+    api.post("turns", {"turns": [{"session_id": "a", "user": f"fill {i}", "assistant": "ok"} for i in range(100)]})
+    api.post("turns", {"turns": [{"session_id": "a", "user": f"fill {i}", "assistant": "ok"}
+                                 for i in range(100, 200)]})
+    api.post("turns", {"turns": [{"session_id": "a", "user": f"fill {i}", "assistant": "ok"}
+                                 for i in range(200, 300)]})
+    last = api.turn("one over the cap", "ok", session_id="a").json()["entry"]["id"]
+    assert Entry.objects.recallable().count() == 297  # taken a hundredth of the cap below it, not to it
+    assert Entry.objects.count() == 301 and not Entry.objects.filter(deleted_at__isnull=False).exists()
+    assert default_space().cap_check_from == int(last) + 3  # the next count is three writes away, not one
+
+
 def test_auto_summarize_uses_the_llm_when_configured(api, settings):
     from tests.fakes_llm import FakeLLM, chat_answer
 

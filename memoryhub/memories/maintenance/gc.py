@@ -86,8 +86,9 @@ def keep(entry: Entry, *, actor: str = "") -> Candidate:
     return Candidate(entry, ei, days, edge_count, immune(entry))
 
 
-CAP_SAMPLE = 200
-CAP_BATCH = 10
+CAP_SAMPLE = 400
+CAP_BATCH = 100
+CAP_ROOM = 100  # a full space is taken this many times its cap's hundredth below it (a 20,000 cap: 200)
 
 
 def on_entry_written(sender, entry: Entry, **kwargs) -> None:
@@ -102,14 +103,17 @@ def enforce_cap(entry: Entry, cap: int) -> int:
 
     A space `cap - count` entries below its cap needs that many new entries to pass it, and
     every new entry takes a higher id, so the next count waits until ids reach that far
-    (counting a big space on every write would cost more than the write). Whatever makes
-    entries recallable again without new ids calls MemorySpace.recount_cap().
+    (counting a big space on every write would cost more than the write). A space over its cap
+    is taken a hundredth of its cap below it (up to CAP_BATCH at a time), so a full space is not
+    counted and sorted again on every write: at a 2,000 cap that cost 18 ms a write against 0.7.
+    Whatever makes entries recallable again without new ids calls MemorySpace.recount_cap().
     """
     space = entry.space
     if entry.pk < space.cap_check_from:
         return 0
     count = Entry.objects.recallable().filter(space=space).count()
-    archived = archive_weakest(space, count - cap, cap, keep=entry.pk) if count > cap else 0
+    over = count - cap + cap // CAP_ROOM
+    archived = archive_weakest(space, over, cap, keep=entry.pk) if count > cap else 0
     space.cap_check_from = entry.pk + max(cap - (count - archived), 1)
     MemorySpace.objects.filter(pk=space.pk).update(cap_check_from=space.cap_check_from)
     return archived
