@@ -39,6 +39,7 @@ CALLS = {
     "memory_save": {"change": lambda s, ids: ({"category": "fact", "title": "new", "body": "mknewsave", "space": s},
                                               None)},
     "memory_note": {"change": lambda s, ids: ({"text": "mknewnote", "space": s}, None)},
+    "memory_note_batch": {"change": lambda s, ids: ({"notes": ["mknewbatch one", "mknewbatch two"], "space": s}, None)},
     "memory_search": {"read": lambda s, ids: ({"query": "zebulon", "space": s, "limit": 50}, "own")},
     "memory_recall": {"read": lambda s, ids: ({"id": ids["local"]}, "local")},
     "memory_forget": {"change": lambda s, ids: ({"id": ids["local"]}, None)},

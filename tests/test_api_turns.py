@@ -106,12 +106,13 @@ def batch_turn(n: int, **extra) -> dict:
 
 def test_a_batch_writes_every_good_turn_and_answers_the_bad_one_in_its_place(api):
     r = api.post("turns", {"turns": [batch_turn(1), {"session_id": "s1", "assistant": "no user"}, batch_turn(3),
-                                     "not an object", batch_turn(5, at="yesterday")]})
+                                     "not an object", batch_turn(5, at="yesterday"), batch_turn(6, mood="odd")]})
     assert r.status_code == 200
     results = r.json()["results"]
-    assert [item["status"] for item in results] == [201, 400, 201, 400, 400]
+    assert [item["status"] for item in results] == [201, 400, 201, 400, 400, 400]
     assert results[1]["error"]["code"] == "bad_request" and results[1]["error"]["field"] == "user"
     assert results[3]["error"]["field"] == "turns" and results[4]["error"]["field"] == "at"
+    assert results[5]["error"]["field"] == "mood"
     written = {str(e.pk): e for e in Entry.objects.all()}
     assert set(written) == {results[0]["entry"]["id"], results[2]["entry"]["id"]}
     assert written[results[0]["entry"]["id"]].idempotency_key == "b-1"
