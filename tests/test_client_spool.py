@@ -10,7 +10,7 @@ import signal
 import httpx
 from memoryhub_client import MemoryHubClient, MemoryHubProvider
 
-from tests.client_helpers import agent_process, provider_for, titles
+from tests.client_helpers import agent_process, make_space, provider_for, titles
 from tests.livehub import free_port
 
 
@@ -54,7 +54,8 @@ def test_a_backlog_of_turns_reaches_the_hub_in_batches_in_order(hub, tmp_path):
         agent.send_signal(signal.SIGKILL)
         agent.wait(30)
     transport = CountingTransport()
-    again = provider_for(hub, token, spool, client=MemoryHubClient(hub.url, token, transport=transport))
+    space = make_space(hub, "backlog")  # its own space: the same words elsewhere would be a byte-identical repeat
+    again = provider_for(hub, token, spool, space=space, client=MemoryHubClient(hub.url, token, transport=transport))
     again.initialize("backlog-1")
     assert again.flush(60)
     again.shutdown()
