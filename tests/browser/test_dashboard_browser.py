@@ -75,6 +75,11 @@ def test_a_new_token_is_shown_once(logged_in_page):
     page.reload()
     expect(page.locator("#new-token-value")).to_have_count(0)
     assert raw not in page.content()
+    page.get_by_role("button", name="Pause").click()  # one click, over htmx: the row says so and offers Resume
+    expect(page.locator("table.tokens")).to_contain_text("paused")
+    page.get_by_role("button", name="Resume").click()
+    expect(page.get_by_role("button", name="Pause")).to_be_visible()
+    expect(page.locator("table.tokens")).not_to_contain_text("paused")
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("link", name="Revoke").click()
     expect(page.locator("table.tokens")).to_contain_text("revoked")
