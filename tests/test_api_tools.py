@@ -45,6 +45,40 @@ def test_unrelated_query_finds_nothing(api):
     assert result(api.tool("memory_search", query="banana smoothie recipe"))["results"] == []
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_search_does_not_wait_for_the_write_lock_and_its_recall_is_noted_once_it_is_free(api, settings):
+    import threading
+
+    from django.db import connection, transaction
+
+    from memoryhub.core import background, sql
+
+    saved = result(api.tool("memory_note", text="gunicorn serves the hub"))
+    settings.Q_CLUSTER = {**settings.Q_CLUSTER, "sync": False}  # as served: a worker, bookkeeping off the request
+    holding, release = threading.Event(), threading.Event()
+
+    def writer():  # another agent's write, holding SQLite's one write lock
+        with sql.one_writer(), transaction.atomic():
+            Entry.objects.filter(pk=saved["id"]).update(importance=3)
+            holding.set()
+            release.wait(60)
+        connection.close()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    assert holding.wait(30)
+    try:
+        found = result(api.tool("memory_search", query="gunicorn"))  # answers while the lock is held
+        assert [r["id"] for r in found["results"]] == [saved["id"]]
+        assert Entry.objects.get(pk=saved["id"]).hits == 0  # its note waits for the lock
+    finally:
+        release.set()
+        thread.join(60)
+    assert background.drain(30)
+    assert Entry.objects.get(pk=saved["id"]).hits == 1
+    assert OpLog.objects.filter(operation="recall", detail__startswith="q=gunicorn").exists()
+
+
 def test_recall_returns_full_text_and_counts_access(api):
     saved = result(api.tool("memory_save", category="decision", title="Use WAL", body="Full body text here."))
     got = result(api.tool("memory_recall", id=saved["id"]))

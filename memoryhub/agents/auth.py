@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from memoryhub.agents import rates
 from memoryhub.agents.models import ApiToken, hash_token
+from memoryhub.core import sql
 from memoryhub.core.errors import ApiError
 
 LAST_USED_PRECISION = timedelta(minutes=1)  # how stale the "last used" a person sees may get
@@ -47,7 +48,8 @@ def _read(digest: str) -> ApiToken:
         raise ApiError("unauthorized", "invalid or revoked token")
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_PRECISION:
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        with sql.one_writer():
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
     if len(_cache) > 10_000:
         _cache.clear()

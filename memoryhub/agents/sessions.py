@@ -17,6 +17,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from memoryhub.agents.models import AgentSession, ApiToken
+from memoryhub.core import sql
 
 T = TypeVar("T")
 
@@ -47,11 +48,15 @@ def see(token: ApiToken, session_id: str) -> AgentSession:
         _seen.clear()
     _seen[(token.pk, session_id)] = time.monotonic()
     now = timezone.now()
-    session, created = AgentSession.objects.get_or_create(token=token, session_id=session_id)
-    if not created and now - session.last_seen_at > REFRESH_AFTER:
+    session = AgentSession.objects.filter(token=token, session_id=session_id).first()
+    if session is None:
+        with sql.one_writer():  # writers queue for the lock (core/sql.py); a read needs no place in it
+            session, _ = AgentSession.objects.get_or_create(token=token, session_id=session_id)
+    elif now - session.last_seen_at > REFRESH_AFTER:
         if now - session.last_seen_at > idle_limit():
             expire(session.token_id, session.session_id)
-        AgentSession.objects.filter(pk=session.pk).update(last_seen_at=now)
+        with sql.one_writer():
+            AgentSession.objects.filter(pk=session.pk).update(last_seen_at=now)
     return session
 
 

@@ -26,7 +26,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from memoryhub.core import sql
+from memoryhub.core import background, sql
 from memoryhub.core.redaction import opaque_id, redact
 from memoryhub.jobs import runner
 from memoryhub.memories import remote
@@ -456,13 +456,20 @@ def retag(space: MemorySpace, labels: Iterable[tuple[Entry, str, str, list[str]]
 
 
 def record_recall(space_entries: dict[MemorySpace, list[Entry]], query: str, actor: str) -> None:
-    """An agent's recall counts as access and is logged; the hub's own browsing never calls this."""
-    now = timezone.now()
-    for space, entries in space_entries.items():
-        ids = [e.pk for e in entries]
-        if ids:
-            Entry.objects.filter(pk__in=ids).update(hits=F("hits") + 1, last_accessed_at=now)
-        _changed(space, "recall", ids, actor, detail=f"q={clip(query, 300)} hits={len(ids)}")
+    """An agent's recall counts as access and is logged; the hub's own browsing never calls this.
+
+    Written by the process's bookkeeping thread (core/background.py), so a search never waits for the
+    write lock behind agents' writes."""
+    noted = [(space, [e.pk for e in entries]) for space, entries in space_entries.items()]
+    background.submit(_record_recall, noted, query, actor, timezone.now())
+
+
+def _record_recall(noted: list[tuple[MemorySpace, list[int]]], query: str, actor: str, now: datetime) -> None:
+    with sql.one_writer(), transaction.atomic():
+        for space, ids in noted:
+            if ids:
+                Entry.objects.filter(pk__in=ids).update(hits=F("hits") + 1, last_accessed_at=now)
+            _changed(space, "recall", ids, actor, detail=f"q={clip(query, 300)} hits={len(ids)}")
 
 
 def keep(entry: Entry, *, bump: int, actor: str = "") -> Entry:
