@@ -57,18 +57,18 @@ def run(space_id: int) -> int:
     while True:
         # The edges are read before the write lock is taken (they read only entries already written), so
         # the lock is held for the inserts and the topics alone: it is the one lock agents' writes need.
-        pending = list(Entry.objects.filter(space_id=space_id, enrich_pending=True, deleted_at__isnull=True)
-                       .order_by("at", "id")[:BATCH])
-        edges = {entry.pk: edges_for(entry) for entry in pending}
+        pending = list(Entry.objects.filter(space_id=space_id, enrich_pending=True).order_by("at", "id")[:BATCH])
+        edges = {entry.pk: edges_for(entry) for entry in pending if entry.deleted_at is None}
         with sql.one_writer(), transaction.atomic():
             # Two runs of one space never take the same entry (PostgreSQL; SQLite writes one at a time anyway).
-            batch = list(Entry.objects.filter(space_id=space_id, enrich_pending=True)
-                         .select_for_update(skip_locked=True).order_by("at", "id")[:BATCH])
-            live = [entry for entry in batch if entry.deleted_at is None]  # a forgotten entry gets nothing
-            gone = _forgotten({e[0] for found in edges.values() for e in found})  # forgotten since they were read
+            taken = set(Entry.objects.filter(pk__in=[e.pk for e in pending], enrich_pending=True)
+                        .select_for_update(skip_locked=True).values_list("pk", flat=True))
+            batch = [entry for entry in pending if entry.pk in taken]
+            # A forgotten entry gets nothing, nor edges to one (forgotten since the edges were read, too).
+            gone = _forgotten(taken | {pk for found in edges.values() for edge in found for pk in edge[:2]})
+            live = [entry for entry in batch if entry.pk in edges and entry.pk not in gone]
             for entry in live:
-                save_edges([e for e in edges[entry.pk] if e[0] not in gone and e[1] not in gone]
-                           if entry.pk in edges else edges_for(entry))
+                save_edges([edge for edge in edges[entry.pk] if edge[0] not in gone and edge[1] not in gone])
             topics.assign_all([entry for entry in live if entry.kind == Kind.TURN])
             gateway.enriched([e.pk for e in batch])
         done += len(batch)
