@@ -55,20 +55,13 @@ def run(space_id: int) -> int:
     MemorySpace.objects.filter(pk=space_id).update(enrich_queued_at=None)
     done = 0
     while True:
-        # The edges are read before the write lock is taken (they read only entries already written), so
-        # the lock is held for the inserts and the topics alone: it is the one lock agents' writes need.
-        pending = list(Entry.objects.filter(space_id=space_id, enrich_pending=True).order_by("at", "id")[:BATCH])
-        edges = {entry.pk: edges_for(entry) for entry in pending if entry.deleted_at is None}
         with sql.one_writer(), transaction.atomic():
             # Two runs of one space never take the same entry (PostgreSQL; SQLite writes one at a time anyway).
-            taken = set(Entry.objects.filter(pk__in=[e.pk for e in pending], enrich_pending=True)
-                        .select_for_update(skip_locked=True).values_list("pk", flat=True))
-            batch = [entry for entry in pending if entry.pk in taken]
-            # A forgotten entry gets nothing, nor edges to one (forgotten since the edges were read, too).
-            gone = _forgotten(taken | {pk for found in edges.values() for edge in found for pk in edge[:2]})
-            live = [entry for entry in batch if entry.pk in edges and entry.pk not in gone]
+            batch = list(Entry.objects.filter(space_id=space_id, enrich_pending=True)
+                         .select_for_update(skip_locked=True).order_by("at", "id")[:BATCH])
+            live = [entry for entry in batch if entry.deleted_at is None]  # a forgotten entry gets nothing
             for entry in live:
-                save_edges([edge for edge in edges[entry.pk] if edge[0] not in gone and edge[1] not in gone])
+                link_automatically(entry)
             topics.assign_all([entry for entry in live if entry.kind == Kind.TURN])
             gateway.enriched([e.pk for e in batch])
         done += len(batch)
@@ -88,14 +81,10 @@ def sweep() -> int:
 
 
 def link_automatically(entry: Entry) -> int:
-    """Temporal (same-session backbone, 24 h proximity) and entity edges, as Mnemon makes them."""
-    return save_edges(edges_for(entry))
+    """Temporal (same-session backbone, 24 h proximity) and entity edges, as Mnemon makes them.
 
-
-def edges_for(entry: Entry) -> list[tuple]:
-    """The edges `link_automatically` adds, read without writing: ids and times only, in plain SQL.
-
-    Only entries before this one count, so the edges of a batch may be read before any of them is saved."""
+    Reads ids and times only, in plain SQL (the worker links every new entry).
+    """
     edges: list[tuple] = []
     space, at = entry.space_id, sql.moment(entry.at)
     # Entries before this one in (time, id) order: the ones it would have found had it been linked
@@ -131,25 +120,11 @@ def edges_for(entry: Entry) -> list[tuple]:
         per_name[name] = per_name.get(name, 0) + 1
         edges += _pair(other, entry.pk, EdgeType.ENTITY, 1.0, {"entity": name}, {"entity": name})
         entity_edges += 1
-    return edges
-
-
-def save_edges(edges: list[tuple]) -> int:
     now = sql.moment(timezone.now())
     sql.run_many("INSERT INTO memories_edge (source_id, target_id, edge_type, weight, metadata, created_at) "
                  "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
                  [(*edge[:4], sql.json_value(edge[4]), now) for edge in edges])
     return len(edges)
-
-
-def _forgotten(ids: set[int]) -> set[int]:
-    found: set[int] = set()
-    ordered = sorted(ids)
-    for start in range(0, len(ordered), 500):
-        chunk = ordered[start:start + 500]
-        found |= {pk for (pk,) in sql.rows(f"SELECT id FROM memories_entry WHERE deleted_at IS NOT NULL "
-                                           f"AND id IN ({sql.placeholders(chunk)})", chunk)}
-    return found
 
 
 def _pair(a: int, b: int, edge_type: str, weight: float, forward: dict, backward: dict) -> list[tuple]:
