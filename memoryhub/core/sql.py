@@ -29,28 +29,38 @@ _lock_file: tuple[int, str, int] | None = None  # (process id, database path, fi
 
 
 @contextmanager
-def one_writer():
+def one_writer(blocking: bool = True):
     """On SQLite, let one writer of this machine at a time into a write transaction.
 
     SQLite admits one writer; the others wait in its busy handler, which sleeps 1, 2, 5, 10 … ms
     between tries, so writers racing for it left the lock idle much of the time. Writers queued
     here (threads on a lock, processes on an flock of a file beside the database) wake the moment
     it is free. Inside an open transaction (which may already hold the database lock) it stands
-    aside, so it never waits while holding SQLite's lock.
+    aside, so it never waits while holding SQLite's lock. It yields True once the way is clear;
+    with `blocking=False` it yields False at once instead of waiting behind another writer.
     """
     if connection.vendor != "sqlite" or connection.in_atomic_block:
-        yield
+        yield True
         return
-    with _write_lock:
+    if not _write_lock.acquire(blocking):
+        yield False
+        return
+    try:
         descriptor = _writer_lock_file()
         if descriptor is None:
-            yield
+            yield True
             return
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
         try:
-            yield
+            fcntl.flock(descriptor, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(descriptor, fcntl.LOCK_UN)
+    finally:
+        _write_lock.release()
 
 
 def _writer_lock_file() -> int | None:

@@ -458,18 +458,29 @@ def retag(space: MemorySpace, labels: Iterable[tuple[Entry, str, str, list[str]]
 def record_recall(space_entries: dict[MemorySpace, list[Entry]], query: str, actor: str) -> None:
     """An agent's recall counts as access and is logged; the hub's own browsing never calls this.
 
-    Written by the process's bookkeeping thread (core/background.py), so a search never waits for the
-    write lock behind agents' writes."""
+    Written at once when no other writer holds the lock; else by the process's bookkeeping thread
+    (core/background.py), so a search never waits behind agents' writes."""
     noted = [(space, [e.pk for e in entries]) for space, entries in space_entries.items()]
-    background.submit(_record_recall, noted, query, actor, timezone.now())
+    now = timezone.now()
+    with sql.one_writer(blocking=False) as free:
+        if free:
+            with transaction.atomic():
+                _note_recall(noted, query, actor, now)
+            return
+    background.submit(_note_recall_when_free, noted, query, actor, now)
 
 
-def _record_recall(noted: list[tuple[MemorySpace, list[int]]], query: str, actor: str, now: datetime) -> None:
+def _note_recall_when_free(noted: list[tuple[MemorySpace, list[int]]], query: str, actor: str,
+                           now: datetime) -> None:
     with sql.one_writer(), transaction.atomic():
-        for space, ids in noted:
-            if ids:
-                Entry.objects.filter(pk__in=ids).update(hits=F("hits") + 1, last_accessed_at=now)
-            _changed(space, "recall", ids, actor, detail=f"q={clip(query, 300)} hits={len(ids)}")
+        _note_recall(noted, query, actor, now)
+
+
+def _note_recall(noted: list[tuple[MemorySpace, list[int]]], query: str, actor: str, now: datetime) -> None:
+    for space, ids in noted:
+        if ids:
+            Entry.objects.filter(pk__in=ids).update(hits=F("hits") + 1, last_accessed_at=now)
+        _changed(space, "recall", ids, actor, detail=f"q={clip(query, 300)} hits={len(ids)}")
 
 
 def keep(entry: Entry, *, bump: int, actor: str = "") -> Entry:
