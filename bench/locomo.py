@@ -95,7 +95,8 @@ def run(limit_conversations: int | None = None) -> dict:
     from django.utils import timezone
 
     from memoryhub.memories.growth import enrich
-    from memoryhub.memories.search import recall, vectors
+    from memoryhub.memories.recall import cards as recall
+    from memoryhub.memories.search import vectors
     from memoryhub.memories.models import Category, Kind
     from memoryhub.memories.text import tokenize
     from memoryhub.memories.write import gateway

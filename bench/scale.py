@@ -46,7 +46,8 @@ def timed(fn: Callable[[str], object], queries: list[str]) -> tuple[float, float
 
 def run(sizes=SIZES) -> list[dict]:
     from memoryhub.memories.maintenance import compact, consolidate
-    from memoryhub.memories.search import fulltext as search, recall
+    from memoryhub.memories.recall import cards as recall
+    from memoryhub.memories.search import fulltext as search
     from memoryhub.spaces.models import MemorySpace
 
     rows = []

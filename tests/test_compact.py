@@ -12,7 +12,7 @@ from django_q.models import Success, Task
 from memoryhub.spaces.services import default_space
 from memoryhub.jobs.models import Job
 from memoryhub.memories.maintenance import compact
-from memoryhub.memories.search import recall
+from memoryhub.memories.recall import cards as recall
 from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, OpLog
 

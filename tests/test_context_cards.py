@@ -4,7 +4,7 @@ import random
 import re
 from datetime import UTC, datetime, timedelta
 
-from memoryhub.memories.growth.facts import assert_fact
+from memoryhub.memories.facts.slots import assert_fact
 from memoryhub.memories.models import Entry, Fact, Topic
 from memoryhub.spaces.services import default_space
 

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from memoryhub.jobs.models import Job
-from memoryhub.memories.growth import facts
+from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, Fact, Persona
 from memoryhub.spaces.models import MemorySpace, ProviderService

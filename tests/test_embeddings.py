@@ -9,7 +9,8 @@ import time
 import pytest
 from django.db import connection
 
-from memoryhub.memories.search import fulltext as search, recall, vectors
+from memoryhub.memories.recall import cards as recall
+from memoryhub.memories.search import fulltext as search, vectors
 from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, EntryVector
 from memoryhub.spaces.models import MemorySpace

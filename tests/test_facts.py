@@ -2,8 +2,8 @@
 
 import pytest
 
-from memoryhub.memories.growth import facts
-from memoryhub.memories.growth.facts import Claim, apply_claims, assert_fact, current_facts, extract, invalidate_fact
+from memoryhub.memories.facts import slots as facts
+from memoryhub.memories.facts.slots import Claim, apply_claims, assert_fact, current_facts, extract, invalidate_fact
 from memoryhub.memories.models import Entry, Fact
 from memoryhub.spaces.models import MemorySpace
 

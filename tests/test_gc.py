@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from memoryhub.spaces.services import default_space
 from memoryhub.memories.maintenance import gc
-from memoryhub.memories.search import recall
+from memoryhub.memories.recall import cards as recall
 from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, OpLog
 from memoryhub.spaces.models import MemorySpace

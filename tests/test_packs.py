@@ -8,9 +8,10 @@ import pytest
 from django.utils import timezone
 
 from memoryhub.audit.models import AuditEvent
-from memoryhub.memories.growth import facts
+from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.maintenance import consolidate, packs
-from memoryhub.memories.search import fulltext as search, recall
+from memoryhub.memories.recall import cards as recall
+from memoryhub.memories.search import fulltext as search
 from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Edge, Entry, Fact, Notebook, OpLog, Persona, Topic
 from memoryhub.memories.notebooks import hot

@@ -6,7 +6,7 @@ import pytest
 
 from memoryhub.core import llm
 from memoryhub.memories.growth import persona
-from memoryhub.memories.growth.facts import apply_claims, current_facts, extract
+from memoryhub.memories.facts.slots import apply_claims, current_facts, extract
 from memoryhub.memories.models import Entry, Fact, Persona
 from memoryhub.spaces.models import MemorySpace
 from tests.fakes_llm import FakeLLM, chat_answer

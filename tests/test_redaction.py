@@ -200,7 +200,7 @@ def test_imported_tags_and_facts_and_the_import_preview_are_redacted(tmp_path):
     assert job.status == "succeeded", job.error
     assert job.result["preview"] and not leaked(job.result)
     assert not leaked(*Entry.objects.values_list("title", "body", "tags"))
-    from memoryhub.memories.growth import facts
+    from memoryhub.memories.facts import slots as facts
 
     facts.assert_fact(space, f"user {KEY}", "nickname", f"key {KEY}", method="manual")
     assert not leaked(*Fact.objects.values_list("subject", "value"))

@@ -135,7 +135,7 @@ def test_strict_drops_low_and_balanced_keeps_it_last(api, mem0_space):
     api.tool("memory_note", text="espresso machine descaling every month")
     api.tool("memory_note", text="machine room door code is kept elsewhere")
     base = space_settings.defaults()
-    from memoryhub.memories.search import recall
+    from memoryhub.memories.recall import cards as recall
 
     spaces = [default_space(), mem0_space[0]]
     strict = recall.search(spaces, "espresso machine descaling", limit=8, policy={**base, "recallLow": 0.6,

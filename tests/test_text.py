@@ -93,7 +93,7 @@ def test_chinese_excerpt_keeps_whole_characters_and_the_match():
 def test_relative_dates_in_a_memory_get_their_absolute_date():
     from datetime import date
 
-    from memoryhub.memories.search.dates import day, resolve
+    from memoryhub.memories.recall.dates import day, resolve
 
     said = date(2023, 5, 8)  # a Monday
     assert day(said) == "8 May 2023"

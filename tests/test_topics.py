@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memoryhub.memories.growth import topics
-from memoryhub.memories.search import block
+from memoryhub.memories.recall import block
 from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, Topic
 from memoryhub.spaces.models import MemorySpace

@@ -17,7 +17,7 @@ from memoryhub.api.endpoint import endpoint, known_fields
 from memoryhub.core.errors import ApiError, bad
 from memoryhub.core.redaction import opaque_id
 from memoryhub.memories import channels
-from memoryhub.memories.search import recall
+from memoryhub.memories.recall import cards as recall
 from memoryhub.memories.models import AUTOMATIC_SKIP, Kind
 from memoryhub.memories.write import gateway
 from memoryhub.spaces import space_service, space_settings

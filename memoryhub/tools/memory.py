@@ -13,9 +13,9 @@ from memoryhub.core.errors import ApiError, bad
 from memoryhub.core.ids import row_id
 from memoryhub.core.redaction import redact
 from memoryhub.memories import remote
-from memoryhub.memories.growth import facts
+from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.models import CATEGORIES, SEARCH_SKIP, Fact, Kind, Persona
-from memoryhub.memories.search import recall
+from memoryhub.memories.recall import cards as recall
 from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import provider_for

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from memoryhub.memories.search import recall
+from memoryhub.memories.recall import cards as recall
 from memoryhub.spaces import secrets
 from memoryhub.spaces.connection import check_service
 from memoryhub.spaces.models import MemorySpace, ProviderService

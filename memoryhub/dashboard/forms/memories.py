@@ -9,7 +9,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from memoryhub.dashboard.forms.fields import split_tags
-from memoryhub.memories.growth.facts import MAX_VALUE_CHARS, is_real_path
+from memoryhub.memories.facts.slots import MAX_VALUE_CHARS, is_real_path
 from memoryhub.memories.models import CATEGORIES
 
 CATEGORY_CHOICES = [(c, c) for c in CATEGORIES]

@@ -13,7 +13,7 @@ from memoryhub.audit.models import record
 from memoryhub.dashboard.access import space_context, space_for_user
 from memoryhub.dashboard.forms.memories import FactForm
 from memoryhub.dashboard.partials import htmx_partial, render_page
-from memoryhub.memories.growth import facts as fact_store
+from memoryhub.memories.facts import slots as fact_store
 from memoryhub.memories.models import Fact
 from memoryhub.spaces.models import MemorySpace
 

@@ -12,8 +12,8 @@ from memoryhub.dashboard.access import space_context, space_for_user, space_tabs
 from memoryhub.dashboard.forms.memories import RecallForm
 from memoryhub.dashboard.partials import render_page
 from memoryhub.memories.notebooks import hot
-from memoryhub.memories.search import recall
-from memoryhub.memories.search.block import Context
+from memoryhub.memories.recall import cards as recall
+from memoryhub.memories.recall.block import Context
 from memoryhub.memories.models import Entry, Fact, Topic
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace

@@ -18,7 +18,7 @@ from memoryhub.dashboard.forms.spaces import SpaceForm
 from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.dashboard.views.charts import with_sparklines
 from memoryhub.dashboard.views.choose import signed_selection
-from memoryhub.memories.search import recall
+from memoryhub.memories.recall import cards as recall
 from memoryhub.memories.models import Entry
 from memoryhub.spaces import space_service
 from memoryhub.spaces.models import MemorySpace

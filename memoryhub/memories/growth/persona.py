@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from memoryhub.agents.models import LOCAL_ORIGIN
 from memoryhub.core import llm as llm_mod
-from memoryhub.memories.growth.fact_rules import Claim, real_paths
-from memoryhub.memories.growth.facts import MULTI_VALUED, PREDICATES, SINGLE_VALUED, apply_claims, current_facts
+from memoryhub.memories.facts.rules import Claim, real_paths
+from memoryhub.memories.facts.slots import MULTI_VALUED, PREDICATES, SINGLE_VALUED, apply_claims, current_facts
 from memoryhub.memories.models import Entry, Fact, Persona
 from memoryhub.memories.text import tokenize
 from memoryhub.spaces import space_settings

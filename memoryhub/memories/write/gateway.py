@@ -30,7 +30,7 @@ from memoryhub.core import background, sql
 from memoryhub.core.redaction import opaque_id, redact
 from memoryhub.jobs import runner
 from memoryhub.memories import remote
-from memoryhub.memories.growth import facts
+from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.models import Category, Edge, EntityRef, Entry, Kind, RemoteWrite, Source, is_test_tagged
 from memoryhub.memories.search import fulltext as search, vectors
 from memoryhub.memories.text import capitalised_words, classify, clip, extract_entities, rule_summary

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_noop
 
-from memoryhub.memories.growth import facts
+from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.models import CATEGORIES, EdgeType, Entry, Kind, Method, Source
 from memoryhub.memories.text import classify
 from memoryhub.memories.write import gateway

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memoryhub.memories import remote
-from memoryhub.memories.search import block, policies, ranking
+from memoryhub.memories.recall import block
+from memoryhub.memories.search import policies, ranking
 from memoryhub.memories.write import gateway
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import AUTOMATIC_SKIP, Entry

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from memoryhub.core.ids import row_id
 from memoryhub.core.redaction import redact
-from memoryhub.memories.growth.fact_rules import Claim, extract, is_real_path
+from memoryhub.memories.facts.rules import Claim, extract, is_real_path
 from memoryhub.memories.models import Entry, Fact, Method
 from memoryhub.spaces.models import MemorySpace
 

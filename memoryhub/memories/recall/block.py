@@ -17,15 +17,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from memoryhub.agents.models import LOCAL_ORIGIN
-from memoryhub.memories.growth import facts, persona
+from memoryhub.memories.facts import slots as facts
+from memoryhub.memories.growth import persona
 from memoryhub.memories.models import Fact, Persona, Topic
 from memoryhub.memories.search import fulltext as fts
-from memoryhub.memories.search.dates import day, resolve
+from memoryhub.memories.recall.dates import day, resolve
 from memoryhub.memories.text import clip, excerpt, low_information, tokenize
 from memoryhub.spaces.models import MemorySpace
 
 if TYPE_CHECKING:
-    from memoryhub.memories.search.recall import Card
+    from memoryhub.memories.recall.cards import Card
 
 WHO = "## Who the user is"
 RELEVANT = "## Possibly relevant (expand with memory_recall id)"
