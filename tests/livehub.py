@@ -20,6 +20,38 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def serve_web(env: dict, out) -> subprocess.Popen:
+    """`manage.py serve --no-worker` with one web process, its output to `out` (a file or PIPE)."""
+    return subprocess.Popen([sys.executable, "manage.py", "serve", "--web-workers", "1", "--no-worker"], cwd=ROOT,
+                            env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
+
+
+def answers(url: str, proc: subprocess.Popen, seconds: float) -> bool:
+    """Wait until the hub at `url` answers /api/v1/health; False once it has died or `seconds` have passed."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/v1/health", timeout=2).close()
+            return True
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                return False
+            time.sleep(0.2)
+
+
+def stop(proc: subprocess.Popen, seconds: float = 40) -> None:
+    """Stop `serve` the way a service manager would (SIGTERM: it stops gunicorn and waits), killing it after
+    `seconds`; a hard kill of `serve` alone would orphan gunicorn, which runs in its own session."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 class LiveHub:
     """`manage.py serve --no-worker` (one web worker) on 127.0.0.1; the data dir survives restarts."""
 
@@ -42,19 +74,10 @@ class LiveHub:
         return self.manage("issue_token", "--name", name, *args).strip().splitlines()[-1]
 
     def start(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--web-workers", "1", "--no-worker"],
-                                     cwd=ROOT, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"{self.url}/api/v1/health", timeout=2).close()
-                return
-            except OSError:
-                if time.monotonic() > deadline or self.proc.poll() is not None:
-                    self.close()
-                    raise AssertionError(self.proc.stdout.read())
-                time.sleep(0.2)
+        self.proc = serve_web(self.env, subprocess.PIPE)
+        if not answers(self.url, self.proc, 30):
+            self.close()
+            raise AssertionError(self.proc.stdout.read())
 
     def ensure_running(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
@@ -69,13 +92,6 @@ class LiveHub:
         return output
 
     def close(self) -> None:
-        """Stop it the way a service manager would (SIGTERM: `serve` stops gunicorn and waits);
-        a hard kill of `serve` alone would orphan gunicorn, which runs in its own session."""
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=40)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        """Stop it the way a service manager would (stop())."""
+        if self.proc is not None:
+            stop(self.proc)

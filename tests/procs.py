@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from tests.livehub import answers, free_port, serve_web, stop
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -79,35 +81,15 @@ def qcluster(env: dict, log: Path):
 def web_node(env: dict, log: Path):
     """`manage.py serve --no-worker` (one web process) on a free loopback port, as one more web node of a hub;
     yields its base URL and stops it (SIGTERM: serve stops its gunicorn) when the block ends."""
-    import socket
-    import time
-    import urllib.request
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     env = {**env, "MEMORYHUB_BIND": f"127.0.0.1:{port}"}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     with open(log, "w") as out:
-        proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--web-workers", "1", "--no-worker"], cwd=ROOT,
-                                env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = serve_web(env, out)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/api/v1/health", timeout=2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise AssertionError(log.read_text()[-3000:])
-                time.sleep(0.2)
+        if not answers(base, proc, 60):
+            raise AssertionError(log.read_text()[-3000:])
         yield base
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=40)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop(proc)

@@ -14,15 +14,20 @@ from tests.client_helpers import agent_process, make_space, provider_for, titles
 from tests.livehub import free_port
 
 
-def test_turns_written_before_a_kill_arrive_in_order_after_the_restart(hub, tmp_path):
-    token = hub.token(name="killed")
-    spool = tmp_path / "spool.jsonl"
-    agent = agent_process(f"http://127.0.0.1:{free_port()}", token, spool, "killed-1", 5)  # its hub is away
+def spool_then_die(token: str, spool, session: str, count: int) -> None:
+    """An agent whose hub is away writes `count` turns into its spool and is killed: no shutdown, no flush."""
+    agent = agent_process(f"http://127.0.0.1:{free_port()}", token, spool, session, count)
     try:
         assert agent.stdout.readline().strip() == "written"
     finally:
-        agent.send_signal(signal.SIGKILL)  # no shutdown, no flush: the process is just gone
+        agent.send_signal(signal.SIGKILL)
         agent.wait(30)
+
+
+def test_turns_written_before_a_kill_arrive_in_order_after_the_restart(hub, tmp_path):
+    token = hub.token(name="killed")
+    spool = tmp_path / "spool.jsonl"
+    spool_then_die(token, spool, "killed-1", 5)
     assert titles(hub, "killed-1") == []
 
     again = provider_for(hub, token, spool)
@@ -47,12 +52,7 @@ class CountingTransport(httpx.HTTPTransport):
 def test_a_backlog_of_turns_reaches_the_hub_in_batches_in_order(hub, tmp_path):
     token = hub.token(name="backlog")
     spool = tmp_path / "spool.jsonl"
-    agent = agent_process(f"http://127.0.0.1:{free_port()}", token, spool, "backlog-1", 120)  # its hub is away
-    try:
-        assert agent.stdout.readline().strip() == "written"
-    finally:
-        agent.send_signal(signal.SIGKILL)
-        agent.wait(30)
+    spool_then_die(token, spool, "backlog-1", 120)
     transport = CountingTransport()
     space = make_space(hub, "backlog")  # its own space: the same words elsewhere would be a byte-identical repeat
     again = provider_for(hub, token, spool, space=space, client=MemoryHubClient(hub.url, token, transport=transport))
