@@ -15,10 +15,7 @@ from memoryhub.memories.models import EDGE_TYPES, Edge, OpLog
 from memoryhub.spaces.models import MemorySpace, ProviderService
 from memoryhub.spaces.services import provider_for
 
-
-def result(response):
-    assert response.status_code == 200, response.content
-    return response.json()["result"]
+from tests.answers import result
 
 
 def error(response, status: int, code: str, field: str | None = None) -> dict:

@@ -5,10 +5,7 @@ import pytest
 from memoryhub.memories.models import Edge, Entry, OpLog
 from memoryhub.spaces.models import MemorySpace
 
-
-def result(response):
-    assert response.status_code == 200, response.content
-    return response.json()["result"]
+from tests.answers import result
 
 
 def test_tools_list_has_every_tool_as_a_function_schema(api):

@@ -7,17 +7,9 @@ from memoryhub.memories.models import Entry, Fact, Persona, Topic
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.services import save_service
 
+from tests.answers import result, refused
+
 pytestmark = pytest.mark.django_db
-
-
-def result(response, status=200):
-    assert response.status_code == status, response.content
-    return response.json().get("result", response.json())
-
-
-def refused(response, status=403):
-    assert response.status_code == status, response.content
-    return response.json()["error"]
 
 
 @pytest.fixture

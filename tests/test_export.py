@@ -11,10 +11,7 @@ from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_p
 from memoryhub.spaces.services import resolve_workspace
 from memoryhub.memories.notebooks import export
 
-
-def result(response):
-    assert response.status_code == 200, response.content
-    return response.json()["result"]
+from tests.answers import result
 
 
 @pytest.fixture

@@ -14,10 +14,7 @@ from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_p
 from memoryhub.vault import grants
 from memoryhub.vault.models import AccessRequest
 
-
-def result(response):
-    assert response.status_code == 200, response.content
-    return response.json()["result"]
+from tests.answers import result
 
 
 def error(response, status, code="forbidden"):

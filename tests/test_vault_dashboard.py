@@ -9,10 +9,7 @@ from memoryhub.dashboard.templatetags.memoryhub_tags import tag_colour
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.vault.models import AccessRequest, Grant
 
-
-def result(response):
-    assert response.status_code == 200, response.content
-    return response.json()["result"]
+from tests.answers import result
 
 
 @pytest.fixture

@@ -10,17 +10,9 @@ from memoryhub.audit.models import AuditEvent
 from memoryhub.memories.notebooks import export
 from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_path
 
+from tests.answers import result, refused
+
 pytestmark = pytest.mark.django_db
-
-
-def result(response, status=200):
-    assert response.status_code == status, response.content
-    return response.json().get("result", response.json())
-
-
-def refused(response, status=403):
-    assert response.status_code == status, response.content
-    return response.json()["error"]
 
 
 @pytest.fixture
