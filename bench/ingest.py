@@ -12,6 +12,7 @@ import http.client
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -116,8 +117,10 @@ class Server:
         return self.pending_enrichment(), time.monotonic() - started
 
     def stop(self) -> None:
+        """Stop the server and remove its data dir (100k entries take GBs)."""
         self.proc.send_signal(signal.SIGINT)
         self.proc.wait(timeout=60)
+        shutil.rmtree(self.env["MEMORYHUB_DATA_DIR"], ignore_errors=True)
 
 
 def hammer(clients: int, request: callable, seconds: float = SECONDS) -> tuple[int, int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import socket
 import statistics
@@ -119,6 +120,7 @@ def main() -> int:
         "import json; from memoryhub.memories.models import Entry; "
         "print(json.dumps(list(Entry.objects.filter(idempotency_key__startswith='load-')"
         ".values_list('idempotency_key', flat=True))))")).strip().splitlines()[-1])
+    shutil.rmtree(data, ignore_errors=True)
     latencies = sorted(out["latencies"])
     p95 = latencies[int(len(latencies) * 0.95) - 1] if latencies else 0.0
     errors = sum(1 for s in out["statuses"] if s >= 500)

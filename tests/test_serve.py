@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.client_helpers import make_space
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -26,12 +28,12 @@ def manage(env, *args) -> str:
                           capture_output=True, text=True, timeout=120).stdout
 
 
-def fetch(url, body=None, token=None):
+def fetch(url, body=None, token=None, timeout=10):
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
     data = json.dumps(body).encode() if body is not None else None
-    with urllib.request.urlopen(urllib.request.Request(url, data=data, headers=headers), timeout=10) as r:
+    with urllib.request.urlopen(urllib.request.Request(url, data=data, headers=headers), timeout=timeout) as r:
         return r.status, json.loads(r.read())
 
 
@@ -109,3 +111,34 @@ def test_served_hub_answers_agents_over_http_and_stops_cleanly(served):
     output = proc.stdout.read()
     assert "memoryhub stopped." in output
     assert not [pid for pid in web if Path(f"/proc/{pid}").exists()], "a web process outlived serve"
+
+
+def test_a_read_gets_a_thread_while_more_turn_writers_than_threads_wait_for_the_write_lock(hub):
+    """Turn writes may hold all but one of a web process's request threads (asgi.WRITE_PATHS). With SQLite's
+    write lock held and six turns waiting on a process of four threads, a read is still answered at once;
+    before, it queued behind them until the lock came free."""
+    import fcntl
+    import threading
+
+    space = make_space(hub, "lock-wait")
+    token = hub.token("--space", space, name="lock-waiter")
+    statuses: list[int] = []
+
+    def write(n: int) -> None:
+        turn = {"session_id": "waiting", "user": f"a turn that waits for the lock ({n})", "assistant": "ok"}
+        statuses.append(fetch(f"{hub.url}/api/v1/turns", turn, token, timeout=120)[0])
+
+    lock = os.open(Path(hub.env["MEMORYHUB_DATA_DIR"]) / "memoryhub.sqlite3.writer-lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # the way every writer of the machine queues (core/sql.one_writer)
+    writers = [threading.Thread(target=write, args=(n,)) for n in range(6)]
+    try:
+        for writer in writers:
+            writer.start()
+        time.sleep(2)  # the six reach the server and wait for the lock
+        assert fetch(f"{hub.url}/api/v1/health")[0] == 200  # within fetch's 10 s; it waited for the lock before
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        os.close(lock)
+        for writer in writers:
+            writer.join(120)
+    assert statuses == [201] * 6
