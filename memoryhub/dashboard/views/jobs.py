@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.audit.models import record
-from memoryhub.dashboard.partials import htmx_partial, render_page
+from memoryhub.dashboard.partials import after_action, htmx_partial, render_page
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.memories.models import ConsolidationRun
@@ -42,9 +42,7 @@ def outcome(job: Job) -> dict:
 
 
 def _respond(request: HttpRequest) -> HttpResponse:
-    if htmx_partial(request):
-        return render_page(request, "dashboard/jobs.html", "job-table", _table())
-    return redirect("dashboard:jobs")
+    return after_action(request, "dashboard/jobs.html#job-table", _table(), "dashboard:jobs")
 
 
 @require_GET

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.audit.models import record
 from memoryhub.dashboard.access import space_context, space_for_user
-from memoryhub.dashboard.partials import htmx_partial
+from memoryhub.dashboard.partials import after_action
 from memoryhub.dashboard.views.jobs import ACTIVE, outcome
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
@@ -35,9 +35,7 @@ CONSOLIDATION = ("consolidate", "consolidate_undo")
 
 def _render(request: HttpRequest, partial: str, context: dict) -> HttpResponse:
     """An action's outcome: its partial for htmx; without JavaScript, back to the page (the job shows there)."""
-    if htmx_partial(request):
-        return render(request, f"{TEMPLATE}#{partial}", context)
-    return redirect("dashboard:maintenance", slug=context["space"].slug)
+    return after_action(request, f"{TEMPLATE}#{partial}", context, "dashboard:maintenance", slug=context["space"].slug)
 
 
 def sections(space: MemorySpace) -> dict:

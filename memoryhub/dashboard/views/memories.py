@@ -26,7 +26,7 @@ from memoryhub.audit.models import record
 from memoryhub.core.ids import row_id, row_ids
 from memoryhub.dashboard.access import capabilities, query_with, space_context, space_for_user
 from memoryhub.dashboard.forms.memories import EntryForm, MemoryFilterForm, NoteForm
-from memoryhub.dashboard.partials import htmx_partial, render_page
+from memoryhub.dashboard.partials import after_action, htmx_partial, render_page
 from memoryhub.memories.write import gateway
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import Entry, Kind, OpLog, Source
@@ -195,9 +195,7 @@ def entry_forget(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     entry = native_entry(space, pk)
     gateway.forget(entry, actor=request.user.get_username())
     record(request.user.get_username(), "entry.forget", f"{space.slug}:{pk}", user=request.user)
-    if htmx_partial(request):
-        return HttpResponse("")
-    return redirect("dashboard:space", slug)
+    return after_action(request, None, {}, "dashboard:space", slug)
 
 
 @require_POST
@@ -214,9 +212,7 @@ def record_forget(request: HttpRequest, slug: str) -> HttpResponse:
         record_space_error(space, exc)
         return render(request, "dashboard/memories.html#inline-error", {"message": exc.message})
     record(request.user.get_username(), "record.forget", f"{space.slug}:{record_id}", user=request.user)
-    if htmx_partial(request):
-        return HttpResponse("")
-    return redirect("dashboard:space", slug)
+    return after_action(request, None, {}, "dashboard:space", slug)
 
 
 @require_POST

@@ -15,7 +15,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from memoryhub.core.errors import ApiError
 from memoryhub.dashboard.access import space_for_user
 from memoryhub.dashboard.forms.spaces import SpaceForm
-from memoryhub.dashboard.partials import htmx_partial, render_page
+from memoryhub.dashboard.partials import after_action, htmx_partial, render_page
 from memoryhub.dashboard.views.charts import with_sparklines
 from memoryhub.dashboard.views.choose import signed_selection
 from memoryhub.memories.recall import cards as recall
@@ -105,9 +105,8 @@ def space_toggle(request: HttpRequest, slug: str) -> HttpResponse:
     """Activate or deactivate: an inactive space takes no automatic reads or writes."""
     space = space_for_user(request, slug)
     space_service.set_active(space, not space.active, actor=request.user.get_username(), user=request.user)
-    if htmx_partial(request):
-        return render(request, "dashboard/home.html#space-row", {"space": overview_rows(pk=space.pk)[0]})
-    return redirect("dashboard:home")
+    return after_action(request, "dashboard/home.html#space-row", {"space": overview_rows(pk=space.pk)[0]},
+                        "dashboard:home")
 
 
 @require_http_methods(["GET", "POST"])

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import F
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
@@ -15,7 +14,7 @@ from memoryhub.agents import auth
 from memoryhub.agents.models import ApiToken
 from memoryhub.audit.models import record
 from memoryhub.dashboard.forms.tokens import TokenForm
-from memoryhub.dashboard.partials import htmx_partial, render_page
+from memoryhub.dashboard.partials import after_action, render_page
 
 
 def _get_token(token_id: int) -> ApiToken:
@@ -54,10 +53,8 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     if auth.revoke(token):
         record(request.user.get_username(), "token.revoke", token.actor, user=request.user, token=token.pk,
                prefix=token.prefix)
-    if htmx_partial(request):
-        return render(request, "dashboard/tokens.html#token-panel", _context())
-    messages.success(request, _("Token “%(name)s” revoked.") % {"name": token.name})
-    return redirect("dashboard:tokens")
+    return after_action(request, "dashboard/tokens.html#token-panel", _context(), "dashboard:tokens",
+                        message=_("Token “%(name)s” revoked.") % {"name": token.name})
 
 
 @require_http_methods(["POST"])
@@ -69,8 +66,6 @@ def token_pause(request: HttpRequest, token_id: int) -> HttpResponse:
     if auth.pause(token) if paused else auth.resume(token):
         record(request.user.get_username(), "token.pause" if paused else "token.resume", token.actor,
                user=request.user, token=token.pk, prefix=token.prefix)
-    if htmx_partial(request):
-        return render(request, "dashboard/tokens.html#token-panel", _context())
     message = _("Token “%(name)s” paused.") if paused else _("Token “%(name)s” resumed.")
-    messages.success(request, message % {"name": token.name})
-    return redirect("dashboard:tokens")
+    return after_action(request, "dashboard/tokens.html#token-panel", _context(), "dashboard:tokens",
+                        message=message % {"name": token.name})

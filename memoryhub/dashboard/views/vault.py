@@ -10,14 +10,14 @@ from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Prefetch, Q
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.core.ids import row_ids
-from memoryhub.dashboard.partials import htmx_partial, render_page
+from memoryhub.dashboard.partials import after_action, render_page
 from memoryhub.memories.models import CATEGORIES, Entry
 from memoryhub.memories.notebooks import export
 from memoryhub.spaces.models import MemorySpace, Workspace
@@ -87,19 +87,15 @@ def requests(request: HttpRequest) -> HttpResponse:
 
 def decided(request: HttpRequest, req: AccessRequest, message: str, level: int = messages.SUCCESS) -> HttpResponse:
     """htmx: the request's card becomes a one-line outcome; otherwise back to the list with a message."""
-    if htmx_partial(request):
-        return render(request, "vault/requests.html#decided", {"req": req, "message": message, "level": level})
-    messages.add_message(request, level, message)
-    return redirect("dashboard:vault_requests")
+    return after_action(request, "vault/requests.html#decided", {"req": req, "message": message, "level": level},
+                        "dashboard:vault_requests", message=message, level=level)
 
 
 def refused(request: HttpRequest, req: AccessRequest, message: str) -> HttpResponse:
     """htmx: the same card again with the reason; otherwise back to the list with a message."""
-    if htmx_partial(request):
-        card = with_entries(AccessRequest.objects.filter(pk=req.pk)).get()
-        return render(request, "vault/requests.html#request-card", {"req": card, "error": message})
-    messages.error(request, message)
-    return redirect("dashboard:vault_requests")
+    card = with_entries(AccessRequest.objects.filter(pk=req.pk)).get()
+    return after_action(request, "vault/requests.html#request-card", {"req": card, "error": message},
+                        "dashboard:vault_requests", message=message, level=messages.ERROR)
 
 
 @require_POST
@@ -159,10 +155,8 @@ def revoke(request: HttpRequest, request_id: str) -> HttpResponse:
         message = _("Revoked; the agent can no longer read these entries.")
     else:
         message = _("This grant had already ended.")
-    if htmx_partial(request):
-        return render(request, "vault/grants.html#revoked", {"grant": grant, "message": message})
-    messages.success(request, message)
-    return redirect("dashboard:vault_grants")
+    return after_action(request, "vault/grants.html#revoked", {"grant": grant, "message": message},
+                        "dashboard:vault_grants", message=message)
 
 
 @require_GET
