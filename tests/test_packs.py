@@ -105,9 +105,17 @@ def test_a_tampered_pack_is_refused():
 
 def repacked(data: bytes, member: str, change) -> bytes:
     """The pack again with one member's bytes passed through `change` (no checksum updated)."""
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-        blobs = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    blobs = unpacked(data)
     blobs[member] = change(blobs[member])
+    return packed(blobs)
+
+
+def unpacked(data: bytes) -> dict[str, bytes]:
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+
+
+def packed(blobs: dict[str, bytes]) -> bytes:
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz") as tar:
         for name, blob in blobs.items():
@@ -136,8 +144,7 @@ def rechecked(data: bytes, changes: dict) -> bytes:
     import hashlib
     import json
 
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-        blobs = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    blobs = unpacked(data)
     manifest = json.loads(blobs["manifest.json"])
     for name, value in changes.items():
         if name == "manifest.json":
@@ -146,20 +153,13 @@ def rechecked(data: bytes, changes: dict) -> bytes:
         blobs[name] = value if isinstance(value, bytes) else json.dumps(value).encode()
         manifest["files"][name] = hashlib.sha256(blobs[name]).hexdigest()
     blobs["manifest.json"] = json.dumps(manifest).encode()
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz") as tar:
-        for name, blob in blobs.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(blob)
-            tar.addfile(info, io.BytesIO(blob))
-    return out.getvalue()
+    return packed(blobs)
 
 
 def _manifest(data: bytes) -> dict:
     import json
 
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-        return json.loads(tar.extractfile("manifest.json").read())
+    return json.loads(unpacked(data)["manifest.json"])
 
 
 @pytest.mark.parametrize("case", ["file missing", "not a list", "row not an object", "unknown field", "no id",
