@@ -118,6 +118,28 @@ def test_an_idempotency_key_used_by_another_origin_answers_with_its_own_entry(ap
     assert Entry.objects.get(pk=theirs["entry"]["id"]).origin == "qq"
 
 
+def test_a_batch_of_turns_keeps_each_boundary_per_turn(api, api_factory, qq, vault):
+    """The batch form of /turns goes through the same rules as one turn, each turn on its own: a vault's
+    summary and facts stay in it, another origin's key answers with nothing of local's, and a space the
+    token may not use refuses that turn alone."""
+    local = result(api.turn("my bank PIN hint is the cat's name", "ok", idempotency_key="turn-1"), 201)
+    into_vault = result(api.post("turns", {"space": "diary", "turns": [
+        {"session_id": "s1", "user": "Call me Bob", "assistant": "ok"}]}))["results"][0]
+    assert into_vault["status"] == 201 and into_vault["entry"]["summary"] == ""
+    assert into_vault["facts"] == {"asserted": [], "invalidated": []} and "Secret" not in str(into_vault)
+    theirs = result(qq.post("turns", {"turns": [
+        {"session_id": "g", "user": "hello group", "assistant": "hi", "idempotency_key": "turn-1"}]}))["results"][0]
+    assert theirs["status"] == 201 and theirs["entry"]["id"] != local["entry"]["id"] and "PIN" not in str(theirs)
+    result(api.post("spaces", {"slug": "ops", "name": "Ops"}), 201)
+    narrow = api_factory(name="ops-only", spaces=[MemorySpace.objects.get(slug="ops")])
+    answers = result(narrow.post("turns", {"turns": [
+        {"session_id": "n", "user": "into ops", "assistant": "ok"},
+        {"session_id": "n", "user": "into the diary", "assistant": "ok", "space": "diary"}]}))["results"]
+    assert answers[0]["status"] == 201 and answers[1]["status"] == 403
+    assert Entry.objects.filter(body__contains="into ops").exists()
+    assert not Entry.objects.filter(body__contains="into the diary").exists()
+
+
 def test_the_same_text_from_another_origin_is_its_own_entry(api, qq):
     local = result(api.tool("memory_note", text="the deploy key is in the safe"))
     theirs = result(qq.tool("memory_note", text="the deploy key is in the safe"))
