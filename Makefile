@@ -21,9 +21,10 @@ run: $(VENV)/.runtime
 	$(PY) manage.py ensure_admin
 	$(PY) manage.py serve
 
-# The import contracts of pyproject.toml (the layers of docs/architecture.md) first, then the suite.
+# The import contracts of pyproject.toml (the layers of docs/architecture.md) and ruff first, then the suite.
 test: $(VENV)/.dev
 	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/ruff check --quiet .
 	$(PY) -m pytest
 
 # The storage, search, API, job and fault tests again on PostgreSQL and Redis (DATABASE_URL, REDIS_URL set).

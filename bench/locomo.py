@@ -98,7 +98,7 @@ def run(limit_conversations: int | None = None) -> dict:
     from memoryhub.memories.recall import cards as recall
     from memoryhub.memories.search import vectors
     from memoryhub.memories.models import Category, Kind
-    from memoryhub.memories.text import tokenize
+    from memoryhub.memories.text.tokens import tokenize
     from memoryhub.memories.write import gateway
     from memoryhub.spaces.models import MemorySpace
 

@@ -1,6 +1,6 @@
 """POST /api/v1/context: a budgeted block of facts, persona and cards, never full turn text."""
 
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 from memoryhub.memories.models import Entry, Fact, Persona
 
 

@@ -13,7 +13,7 @@ from django.urls import reverse
 from memoryhub.audit.models import AuditEvent
 from memoryhub.memories.models import EDGE_TYPES, Edge, OpLog
 from memoryhub.spaces.models import MemorySpace, ProviderService
-from memoryhub.spaces.services import provider_for
+from memoryhub.spaces.provider_services import provider_for
 
 from tests.answers import result
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 from memoryhub.spaces.models import MemorySpace
 
 KINDS = ["native", "openviking", "honcho", "mem0", "hindsight", "holographic", "retaindb", "byterover", "supermemory"]

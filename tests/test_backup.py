@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(on_postgres(), reason="SQLite backups; PostgreSQ
 WRITER = """
 import time
 from memoryhub.memories.write import gateway
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 space, n, end = default_space(), 0, time.monotonic() + 4
 while time.monotonic() < end:
     draft = gateway.Draft(kind="turn", user=f"turn number {n} about backups", assistant="ok", session_id="w")
@@ -40,7 +40,7 @@ print(live, len(hits), secrets.for_kind("mem0").get("apiKey", ""))
 def test_a_backup_taken_while_writing_restores_into_a_fresh_hub(tmp_path):
     with hub_env(tmp_path / "live") as env:
         manage(env, "migrate", "--noinput", "-v0")
-        in_django(env, "from memoryhub.spaces.services import save_service\n"
+        in_django(env, "from memoryhub.spaces.provider_services import save_service\n"
                        "save_service('mem0', {'endpoint': 'http://127.0.0.1:9', 'apiKey': 'sk-backup-test-1234'})")
         written = []
         writer = threading.Thread(target=lambda: written.append(int(in_django(env, WRITER).split()[-1])))

@@ -5,7 +5,7 @@ import pytest
 
 from memoryhub.memories.models import Entry, Fact, Persona, Topic
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import save_service
+from memoryhub.spaces.provider_services import save_service
 
 from tests.answers import result, refused
 

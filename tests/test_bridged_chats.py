@@ -10,7 +10,7 @@ from memoryhub.memories.maintenance.importers import retag
 from memoryhub.memories.models import Entry, Fact
 from memoryhub.memories.search import fulltext
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 GROUP = {"platform": "qq", "chat_type": "group", "chat_id": "123456789", "chat_name": "Night owls",
          "user_id": 987, "user_name": "Lan", "bridge": "astrbot"}

@@ -13,9 +13,9 @@ from django.utils import timezone
 
 from memoryhub.dashboard.templatetags.charts import nice_ceiling, sparkline
 from memoryhub.memories.models import Entry, OpLog
-from memoryhub.memories.write.gateway import log_op
+from memoryhub.memories.write.oplog import log_op
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 pytestmark = pytest.mark.django_db
 

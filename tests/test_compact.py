@@ -9,11 +9,11 @@ from django.utils import timezone
 from django_q.conf import Conf
 from django_q.models import Success, Task
 
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 from memoryhub.jobs.models import Job
 from memoryhub.memories.maintenance import compact
 from memoryhub.memories.recall import cards as recall
-from memoryhub.memories.write import gateway
+from memoryhub.memories.write import gateway, oplog
 from memoryhub.memories.models import Entry, OpLog
 
 QUERIES = ["postgres backups", "nginx proxy", "日志 轮转"]
@@ -31,7 +31,7 @@ def grow(space, settings, n_ops=120):
     for body in BODIES:
         gateway.write(space, gateway.Draft(body=body))
     for i in range(n_ops):
-        gateway.log_op(space, "recall", detail=f"q={i}")
+        oplog.log_op(space, "recall", detail=f"q={i}")
     old = timezone.now() - timedelta(days=90)
     Job.objects.create(kind="selftest", status="succeeded", finished_at=old)
     Job.objects.create(kind="selftest", status="running", started_at=old)

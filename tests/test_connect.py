@@ -27,7 +27,7 @@ from memoryhub.audit.models import AuditEvent
 from memoryhub.dashboard.views.connect import snippets
 from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 ROOT = Path(__file__).resolve().parent.parent
 MCP_REMOTE = os.environ.get("MEMORYHUB_MCP_REMOTE") or shutil.which("mcp-remote")

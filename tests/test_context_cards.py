@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from memoryhub.memories.facts.slots import assert_fact
 from memoryhub.memories.models import Entry, Fact, Topic
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 T0 = datetime(2022, 3, 16, 18, 0, tzinfo=UTC)
 

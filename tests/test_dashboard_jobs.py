@@ -12,7 +12,7 @@ from django.utils import timezone
 from memoryhub.audit.models import AuditEvent
 from memoryhub.jobs import registry, runner
 from memoryhub.jobs.models import Job
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 pytestmark = pytest.mark.django_db
 

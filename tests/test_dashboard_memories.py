@@ -6,10 +6,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from memoryhub.memories.write import gateway
+from memoryhub.memories.write import gateway, marks
 from memoryhub.memories.models import Entry, OpLog
 from memoryhub.spaces.models import MemorySpace, ProviderService
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 pytestmark = pytest.mark.django_db
 
@@ -87,7 +87,7 @@ def test_search_filters_and_never_bumps_hits(client, staff):
     add(space, "PostgreSQL tuning pitfall", category="pitfall", tags=["db"])
     add(space, "Lunch was nice", category="companion")
     archived = add(space, "PostgreSQL old plan")
-    gateway.archive(space, [archived.pk])
+    marks.archive(space, [archived.pk])
     r = client.get(url("space", "default") + "?q=PostgreSQL")
     assert {e.body for e in r.context["entries"]} == {"PostgreSQL is our database", "PostgreSQL tuning pitfall"}
     r = client.get(url("space", "default") + "?q=PostgreSQL&category=pitfall")

@@ -4,7 +4,7 @@ import pytest
 
 from memoryhub.audit.models import AuditEvent
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 pytestmark = pytest.mark.django_db
 
@@ -56,7 +56,7 @@ def test_reset_clears_overrides(client, staff):
 
 
 def test_setting_descriptions_and_errors_read_in_chinese(client, staff):
-    from memoryhub.spaces.services import default_space
+    from memoryhub.spaces.workspaces import default_space
 
     default_space()
     client.post("/i18n/setlang/", {"language": "zh-hans"})

@@ -9,7 +9,7 @@ from memoryhub.audit.models import AuditEvent
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace, ProviderService
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, Fact, Persona
 from memoryhub.spaces.models import MemorySpace, ProviderService
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 pytestmark = pytest.mark.django_db
 

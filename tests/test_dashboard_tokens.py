@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from memoryhub.agents.models import ApiToken, hash_token
 from memoryhub.audit.models import AuditEvent
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 pytestmark = pytest.mark.django_db
 

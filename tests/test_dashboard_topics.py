@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from memoryhub.memories.models import Entry, Topic
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 pytestmark = pytest.mark.django_db
 

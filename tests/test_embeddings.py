@@ -14,7 +14,7 @@ from memoryhub.memories.search import fulltext as search, vectors
 from memoryhub.memories.write import gateway
 from memoryhub.memories.models import Entry, EntryVector
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 from tests.fakes_embeddings import DIMS, FakeEmbeddings
 
 

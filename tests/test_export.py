@@ -8,7 +8,7 @@ from django.core.cache import cache
 from memoryhub.audit.models import AuditEvent
 from memoryhub.jobs.models import Job
 from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_path
-from memoryhub.spaces.services import resolve_workspace
+from memoryhub.spaces.workspaces import resolve_workspace
 from memoryhub.memories.notebooks import export
 
 from tests.answers import result

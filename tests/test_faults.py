@@ -8,7 +8,7 @@ import pytest
 
 from memoryhub.memories.models import Entry, RemoteWrite
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import save_service
+from memoryhub.spaces.provider_services import save_service
 from providers.registry import get_provider_class
 from tests.procs import hub_env, in_django, manage, on_postgres, qcluster
 from tests.providers.fakes.hindsight import FakeHindsight

@@ -5,10 +5,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 from memoryhub.memories.maintenance import gc
 from memoryhub.memories.recall import cards as recall
-from memoryhub.memories.write import gateway
+from memoryhub.memories.write import gateway, oplog
 from memoryhub.memories.models import Entry, OpLog
 from memoryhub.spaces.models import MemorySpace
 
@@ -63,9 +63,9 @@ def test_keep_bumps_access_and_is_logged(space):
 
 def test_op_log_keeps_the_last_5000_operations_per_space(space):
     other = MemorySpace.objects.create(slug="other", name="Other")
-    gateway.log_op(other, "remember", detail="kept in another space")
+    oplog.log_op(other, "remember", detail="kept in another space")
     for i in range(5100):
-        gateway.log_op(space, "recall", detail=f"q={i}")
+        oplog.log_op(space, "recall", detail=f"q={i}")
     count = OpLog.objects.filter(space=space).count()
     assert 5000 <= count < 5050
     newest = OpLog.objects.filter(space=space).first()

@@ -9,7 +9,7 @@ from memoryhub.dashboard.palette import CATEGORY_COLORS
 from memoryhub.dashboard.views.graph import node_color, shape
 from memoryhub.memories.models import Edge, Entry
 from memoryhub.spaces.models import MemorySpace, ProviderService
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 pytestmark = pytest.mark.django_db
 

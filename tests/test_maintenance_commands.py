@@ -11,7 +11,7 @@ from django_q.models import Schedule
 
 from memoryhub.jobs.models import Job
 from memoryhub.memories.write import gateway
-from memoryhub.memories.jobs import daily_consolidation
+from memoryhub.memories.tasks import daily_consolidation
 from memoryhub.memories.models import ConsolidationRun, Entry
 from memoryhub.spaces.models import MemorySpace
 
@@ -58,7 +58,7 @@ def test_import_and_pack_commands(space, tmp_path):
 
 
 def test_daily_schedule_exists_once_and_queues_every_space_not_opted_out(space):
-    assert Schedule.objects.filter(func="memoryhub.memories.jobs.daily_consolidation").count() == 1
+    assert Schedule.objects.filter(func="memoryhub.memories.tasks.daily_consolidation").count() == 1
     MemorySpace.objects.exclude(pk=space.pk).update(settings={"autoConsolidate": False})
     space.settings = {"autoConsolidate": False}
     space.save()

@@ -13,7 +13,7 @@ from memoryhub.memories.maintenance import consolidate
 from memoryhub.memories.models import Entry
 from memoryhub.memories.write import gateway
 from memoryhub.spaces import space_settings
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 from tests.fakes_llm import FakeLLM, chat_answer
 
 TURN = ("So yesterday I finally went to that support group I told you about", "How was it?")

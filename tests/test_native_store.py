@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memoryhub.spaces.services import default_space
-from memoryhub.memories.write import gateway
+from memoryhub.spaces.workspaces import default_space
+from memoryhub.memories.write import gateway, oplog
 from memoryhub.memories.models import Edge, Entry, OpLog
 from memoryhub.memories.native import NativeProvider
 from providers.base import ProviderError
@@ -25,9 +25,7 @@ def native(space):
 
 
 def write(space, body, **kw):
-    written = gateway.write(space, gateway.Draft(body=body, **kw))
-    entry, created = written.entry, written.created
-    return entry
+    return gateway.write(space, gateway.Draft(body=body, **kw)).entry
 
 
 def test_remember_is_an_exact_committed_write(native):
@@ -111,7 +109,7 @@ def test_status_reports_counts(native, space):
 def test_op_log_keeps_only_the_last_operations(space, settings):
     settings.MEMORYHUB = {**settings.MEMORYHUB, "OPLOG_KEEP": 20}
     for i in range(130):
-        gateway.log_op(space, "recall", "", f"q={i}")
+        oplog.log_op(space, "recall", "", f"q={i}")
     count = OpLog.objects.filter(space=space).count()
     assert 20 <= count < 20 + 50
     assert OpLog.objects.filter(space=space).order_by("-id").first().detail == "q=129"

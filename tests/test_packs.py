@@ -17,7 +17,7 @@ from memoryhub.memories.models import Edge, Entry, Fact, Notebook, OpLog, Person
 from memoryhub.memories.notebooks import hot
 from memoryhub.spaces import secrets
 from memoryhub.spaces.models import MemorySpace, Workspace
-from memoryhub.spaces.services import default_space, resolve_workspace, workspace_space
+from memoryhub.spaces.workspaces import default_space, resolve_workspace, workspace_space
 
 pytestmark = pytest.mark.django_db
 QUERIES = ["nginx reload", "postgres backups", "日志 轮转", "tea"]

@@ -8,7 +8,7 @@ import pytest
 from memoryhub.dashboard.views.recall import preview_for
 from memoryhub.memories.notebooks import hot
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import default_space, resolve_workspace, workspace_space
+from memoryhub.spaces.workspaces import default_space, resolve_workspace, workspace_space
 
 QUERY = "when does the nightly backup run?"
 

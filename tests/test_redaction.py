@@ -209,7 +209,7 @@ def test_imported_tags_and_facts_and_the_import_preview_are_redacted(tmp_path):
 def test_a_provider_echoing_its_key_upper_cased_or_cut_is_masked(api, transactional_db):
     from memoryhub.memories.models import RemoteWrite
     from memoryhub.spaces.models import MemorySpace, ProviderService
-    from memoryhub.spaces.services import save_service
+    from memoryhub.spaces.provider_services import save_service
     from tests.providers.fakes.mem0 import Mem0Fake
 
     class EchoingMem0(Mem0Fake):

@@ -7,7 +7,7 @@ from memoryhub.jobs.models import Job
 from memoryhub.mcp import bridge
 from memoryhub.memories.models import RemoteWrite
 from memoryhub.spaces.models import MemorySpace, ProviderService
-from memoryhub.spaces.services import save_service
+from memoryhub.spaces.provider_services import save_service
 from providers.base import ProviderError
 from tests.providers.fakes.mem0 import Mem0Fake
 from tests.providers.fakes.openviking import FakeOpenViking

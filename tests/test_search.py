@@ -4,7 +4,7 @@ import pytest
 
 from memoryhub.memories.search import fulltext as search
 from memoryhub.memories.write import gateway
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 pytestmark = pytest.mark.django_db
 

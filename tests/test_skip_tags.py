@@ -5,9 +5,9 @@ import pytest
 
 from memoryhub.memories.maintenance.importers import retag
 from memoryhub.memories.models import Entry
-from memoryhub.memories.write import gateway
+from memoryhub.memories.write import gateway, marks
 from memoryhub.spaces.models import MemorySpace, ProviderService
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 
 def save(api, title, tags=(), **extra):
@@ -63,7 +63,7 @@ def test_retagging_from_a_sessions_map_keeps_is_test_in_step(api):
 
 def test_archived_entries_leave_context_but_stay_findable_by_search(api):
     old = save(api, "The billing cron runs at midnight")
-    gateway.archive(default_space(), [int(old)])
+    marks.archive(default_space(), [int(old)])
     assert context_ids(api, "billing cron") == set()
     assert search_ids(api, "billing cron") == {old}
     assert context_ids(api, "billing cron", skipTags=[]) == {old}
@@ -73,7 +73,7 @@ def test_archived_entries_leave_context_but_stay_findable_by_search(api):
 def test_merged_duplicates_count_as_archived(api):
     keep = save(api, "The billing cron runs at midnight UTC")
     dupe = save(api, "The billing cron runs at midnight")
-    gateway.merge(default_space(), [int(dupe)], int(keep))
+    marks.merge(default_space(), [int(dupe)], int(keep))
     assert context_ids(api, "billing cron") == {keep}
     assert context_ids(api, "billing cron", skipTags=["test"]) == {keep, dupe}
 

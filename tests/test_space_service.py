@@ -40,7 +40,7 @@ def test_a_config_field_the_provider_does_not_declare_is_refused(db):
 
 
 def test_the_last_native_space_cannot_be_deleted(db):
-    from memoryhub.spaces.services import default_space
+    from memoryhub.spaces.workspaces import default_space
 
     space = default_space()
     MemorySpace.objects.exclude(pk=space.pk).delete()

@@ -6,11 +6,12 @@ from types import SimpleNamespace
 import pytest
 
 from memoryhub.memories.search import policies
-from memoryhub.memories.write import gateway
+from memoryhub.memories.write import marks
 from memoryhub.memories.models import Entry
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import default_space, save_service
+from memoryhub.spaces.provider_services import save_service
+from memoryhub.spaces.workspaces import default_space
 from tests.providers.fakes.mem0 import Mem0Fake
 
 
@@ -177,7 +178,7 @@ def test_max_entries_counts_the_space_only_when_it_could_be_over(api):
         api.turn(f"note {i + 2}", "ok", session_id="a")
     assert Entry.objects.filter(archived=True).count() == 1 and Entry.objects.count() == 5
     archived = list(Entry.objects.filter(archived=True))
-    gateway.archive(default_space(), [e.pk for e in archived], archived=False)
+    marks.archive(default_space(), [e.pk for e in archived], archived=False)
     assert default_space().cap_check_from == 0  # back to recall: the next write counts again
     api.turn("note six", "ok", session_id="a")
     assert Entry.objects.recallable().count() == 4

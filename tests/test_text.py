@@ -4,7 +4,9 @@ import re
 
 import pytest
 
-from memoryhub.memories.text import clip, excerpt, low_information, sentences, rule_summary, tokenize
+from memoryhub.memories.text.prose import clip, excerpt, low_information, sentences, rule_summary
+
+from memoryhub.memories.text.tokens import tokenize
 
 LONG_TURN = (
     "User: Hey! Quick question about the database.\n\n"

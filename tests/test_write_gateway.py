@@ -11,7 +11,7 @@ from memoryhub.jobs.models import Job
 from memoryhub.memories.maintenance import importers
 from memoryhub.memories.models import Entry, Kind, OpLog, Source
 from memoryhub.memories.native import NativeProvider
-from memoryhub.memories.write import events, gateway
+from memoryhub.memories.write import events, gateway, marks
 from memoryhub.spaces.models import MemorySpace, Workspace
 from tests.fakes_llm import FakeLLM, chat_answer
 
@@ -86,8 +86,8 @@ def test_every_writer_is_redacted_by_the_gateway_itself(space):
 def test_changes_are_told_to_subscribers_by_their_op_log_name(space, heard):
     a, b = note(space, "Kafka lag on the billing topic"), note(space, "Kafka lag fixed by more partitions")
     gateway.edit(a, body="Kafka lag on the billing topic, again")
-    gateway.archive(space, [b.pk])
-    gateway.archive(space, [b.pk], archived=False)
+    marks.archive(space, [b.pk])
+    marks.archive(space, [b.pk], archived=False)
     gateway.link(a, b, "causal", 0.8)
     gateway.forget(a)
     assert heard == [("remember", [a.pk]), ("remember", [b.pk]), ("update", [a.pk]), ("archive", [b.pk]),

@@ -21,8 +21,8 @@ from memoryhub.core.ids import row_id
 from memoryhub.memories import remote
 from memoryhub.memories.models import Entry, Fact, Topic
 from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_path
-from memoryhub.spaces.services import (DEFAULT_SPACE_SLUG, MayNotCreate, NotFound, default_space, resolve_workspace,
-                                       workspace_space)
+from memoryhub.spaces.workspaces import (DEFAULT_SPACE_SLUG, MayNotCreate, NotFound, default_space,
+                                         resolve_workspace, workspace_space)
 from memoryhub.vault.models import AccessRequest, Grant
 
 VAULT = MemorySpace.Access.VAULT

@@ -11,7 +11,7 @@ class MemoriesConfig(AppConfig):
         from django.db.models.signals import pre_delete
 
         from memoryhub.jobs import registry
-        from memoryhub.memories import jobs
+        from memoryhub.memories import tasks
         from memoryhub.memories.growth import enrich, topics
         from memoryhub.memories.maintenance import gc
         from memoryhub.memories.notebooks import export
@@ -19,15 +19,15 @@ class MemoriesConfig(AppConfig):
         from memoryhub.memories.write import events
         from memoryhub.spaces.models import MemorySpace
 
-        registry.job("persona_rebuild", gettext_noop("Persona rebuild"), jobs.persona_rebuild)
-        registry.job("verify_write", gettext_noop("Verify a remote write"), jobs.verify_write)
-        registry.job("summarize", gettext_noop("Summarise a turn"), jobs.summarize_entry)
-        registry.job("consolidate", gettext_noop("Consolidation"), jobs.consolidate_space)
-        registry.job("consolidate_undo", gettext_noop("Undo consolidation"), jobs.consolidate_undo)
-        registry.job("compact", gettext_noop("Storage compaction"), jobs.compact_storage)
-        registry.job("import_history", gettext_noop("History import"), jobs.import_history)
-        registry.job("retag_origin", gettext_noop("Origin re-tag"), jobs.retag_origin)
-        registry.job("embed", gettext_noop("Embedding"), jobs.embed_space)
+        registry.job("persona_rebuild", gettext_noop("Persona rebuild"), tasks.persona_rebuild)
+        registry.job("verify_write", gettext_noop("Verify a remote write"), tasks.verify_write)
+        registry.job("summarize", gettext_noop("Summarise a turn"), tasks.summarize_entry)
+        registry.job("consolidate", gettext_noop("Consolidation"), tasks.consolidate_space)
+        registry.job("consolidate_undo", gettext_noop("Undo consolidation"), tasks.consolidate_undo)
+        registry.job("compact", gettext_noop("Storage compaction"), tasks.compact_storage)
+        registry.job("import_history", gettext_noop("History import"), tasks.import_history)
+        registry.job("retag_origin", gettext_noop("Origin re-tag"), tasks.retag_origin)
+        registry.job("embed", gettext_noop("Embedding"), tasks.embed_space)
         registry.job("memory_md", gettext_noop("MEMORY.md export"), export.regenerate_job)
 
         # Tasks without a Job row; the schedules (migrations 0004, 0010–0012, 0014) store these paths.
@@ -35,10 +35,10 @@ class MemoriesConfig(AppConfig):
         registry.task("enrich_sweep", enrich.sweep)
         registry.task("embed_sweep", vectors.sweep)
         registry.task("recount_words", fulltext.recount_words)
-        registry.task("daily_consolidation", jobs.daily_consolidation)
+        registry.task("daily_consolidation", tasks.daily_consolidation)
 
         # What follows a change, in this order, inside the change's transaction (write/events.py).
-        events.entry_written.connect(jobs.on_entry_written, dispatch_uid="memories.jobs")  # summary, persona
+        events.entry_written.connect(tasks.on_entry_written, dispatch_uid="memories.tasks")  # summary, persona
         events.entry_written.connect(gc.on_entry_written, dispatch_uid="memories.gc")  # the maxEntries cap
         events.entries_changed.connect(enrich.on_entries_changed, dispatch_uid="memories.enrich")  # edges, topic
         events.entries_changed.connect(topics.on_entries_changed, dispatch_uid="memories.topics")  # recount cards

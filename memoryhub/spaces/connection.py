@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from memoryhub.spaces.models import MemorySpace, ProviderService
-from memoryhub.spaces.services import provider_for, service_config
+from memoryhub.spaces.provider_services import provider_for, service_config
 from providers.base import ProviderError
 from providers.registry import get_provider_class
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from memoryhub.core import llm
 from memoryhub.spaces.models import MemorySpace, ProviderService
 from memoryhub.spaces.selection import Decision, select_provider
-from memoryhub.spaces.services import service_config
+from memoryhub.spaces.provider_services import service_config
 from providers.registry import PROVIDERS, get_provider_class
 
 

@@ -101,7 +101,7 @@ def validate(changes: dict[str, Any], base: dict[str, Any] | None = None) -> tup
 
 def _problem(rule: Rule, value: Any) -> str:
     if isinstance(value, bool) and rule.kind is not bool:
-        return _("must be a number") if rule.kind != str else _("must be text")
+        return _("must be a number") if rule.kind is not str else _("must be text")
     if not isinstance(value, rule.kind):
         names = {bool: _("must be true or false"), int: _("must be a whole number"), str: _("must be text"),
                  (int, float): _("must be a number")}

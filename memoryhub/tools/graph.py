@@ -15,7 +15,7 @@ from memoryhub.core.errors import ApiError, bad
 from memoryhub.memories import remote
 from memoryhub.memories.models import EDGE_TYPES, EdgeType, Entry
 from memoryhub.memories.write import gateway
-from memoryhub.spaces.services import provider_for
+from memoryhub.spaces.provider_services import provider_for
 from memoryhub.tools import args as A
 from memoryhub.tools.base import tool
 from providers.base import ProviderError

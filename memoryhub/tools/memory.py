@@ -16,9 +16,9 @@ from memoryhub.memories import remote
 from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.models import CATEGORIES, SEARCH_SKIP, Fact, Kind, Persona
 from memoryhub.memories.recall import cards as recall
-from memoryhub.memories.write import gateway
+from memoryhub.memories.write import access_counts, gateway, oplog
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import provider_for
+from memoryhub.spaces.provider_services import provider_for
 from memoryhub.tools import args as A, graph
 from memoryhub.tools.base import SKIP_TAGS, SPACE, WORKSPACE, tool
 from providers.base import ProviderError
@@ -105,7 +105,7 @@ def memory_recall(call: Call, session_id: str, args: dict) -> dict:
         return recall_topic(call, record_id)
     if row_id(record_id) is not None:
         entry = policy.visible_entry(call, record_id)
-        gateway.record_recall({entry.space: [entry]}, f"id={record_id}", call.actor)
+        access_counts.record_recall({entry.space: [entry]}, f"id={record_id}", call.actor)
         expanded = [{"id": str(e.pk), "at": e.at_iso, "summary": e.summary}
                     for e in entry.digested.live().order_by("at")]
         return {"id": str(entry.pk), "space": entry.space.slug, "title": entry.title, "body": entry.body,
@@ -129,7 +129,7 @@ def memory_recall(call: Call, session_id: str, args: dict) -> dict:
 def recall_topic(call: Call, record_id: str) -> dict:
     """A topic card's id expands to the turns it groups (only those this call may see)."""
     topic, turns = policy.visible_topic(call, record_id)
-    gateway.record_recall({topic.space: turns}, f"id={record_id}", call.actor)
+    access_counts.record_recall({topic.space: turns}, f"id={record_id}", call.actor)
     return {"id": record_id, "space": topic.space.slug, "title": topic.title,
             "body": "\n\n".join(e.body for e in turns), "category": topic.kind, "at": turns[0].at_iso, "tags": [],
             "related": [], "expanded": [{"id": str(e.pk), "at": e.at_iso, "summary": e.summary} for e in turns]}
@@ -163,7 +163,7 @@ def memory_profile(call: Call, session_id: str, args: dict) -> dict:
         persona.profile = redact(text).text
         with transaction.atomic():
             persona.save(update_fields=["profile"])
-            gateway.log_op(space, "profile", "", "profile set", call.actor)
+            oplog.log_op(space, "profile", "", "profile set", call.actor)
     return {"profile": persona.profile, "frame": persona.frame}
 
 
@@ -198,7 +198,7 @@ def change_fact(call: Call, space: MemorySpace, action: str, subject: str, predi
         changes = facts.assert_fact(space, subject, predicate, value, origin=call.origin, method="manual")
         if not (changes.asserted or changes.refreshed):
             raise ApiError("bad_request", f"{predicate}={value!r} is not a fact the hub can keep", "value")
-        gateway.log_op(space, "fact", "", f"assert {subject}/{predicate}={value}", call.actor)
+        oplog.log_op(space, "fact", "", f"assert {subject}/{predicate}={value}", call.actor)
         touched = changes.asserted + changes.refreshed + changes.invalidated
     else:
         value = A.text(args, "value", max_len=facts.MAX_VALUE_CHARS) or None
@@ -207,7 +207,7 @@ def change_fact(call: Call, space: MemorySpace, action: str, subject: str, predi
         if not touched:
             raise ApiError("not_found", f"no active fact {subject}/{predicate}" + (f"={value}" if value else ""),
                            "predicate")
-        gateway.log_op(space, "fact", "", f"invalidate {subject}/{predicate}" + (f"={value}" if value else ""),
+        oplog.log_op(space, "fact", "", f"invalidate {subject}/{predicate}" + (f"={value}" if value else ""),
                        call.actor)
     for fact in touched:
         fact.refresh_from_db()

@@ -10,7 +10,8 @@ from memoryhub.agents.models import ApiToken
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.spaces.models import ProviderService
-from memoryhub.spaces.services import default_space, save_service
+from memoryhub.spaces.provider_services import save_service
+from memoryhub.spaces.workspaces import default_space
 from tests.conftest import make_api
 
 

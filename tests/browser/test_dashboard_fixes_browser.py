@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from memoryhub.memories.models import Entry
 from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 pytestmark = pytest.mark.browser
 

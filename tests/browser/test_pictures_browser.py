@@ -14,7 +14,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from memoryhub.memories.models import Edge, Entry, OpLog
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 from tests.browser.conftest import log_in
 from tests.conftest import make_api
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memoryhub.spaces.models import MemorySpace, ProviderService
-from memoryhub.spaces.services import provider_for
+from memoryhub.spaces.provider_services import provider_for
 from tests.providers.fakes.mem0 import Mem0Fake
 
 pytestmark = pytest.mark.browser

@@ -8,7 +8,7 @@ from django.urls import reverse
 from memoryhub.memories.models import Edge
 from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace, ProviderService
-from memoryhub.spaces.services import provider_for
+from memoryhub.spaces.provider_services import provider_for
 
 pytestmark = pytest.mark.django_db
 HX = {"HX-Request": "true"}

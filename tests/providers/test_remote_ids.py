@@ -9,7 +9,7 @@ import pytest
 
 from memoryhub.memories.models import RemoteWrite
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import save_service
+from memoryhub.spaces.provider_services import save_service
 from tests.providers.fakes.hindsight import FakeHindsight
 from tests.providers.fakes.mem0 import Mem0Fake
 

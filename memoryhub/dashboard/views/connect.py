@@ -24,7 +24,7 @@ from memoryhub.audit.models import record
 from memoryhub.dashboard.forms.tokens import ConnectForm
 from memoryhub.memories.models import OpLog
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 POLL_SECONDS = 2
 SESSION = "first-run"

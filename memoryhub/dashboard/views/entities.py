@@ -16,7 +16,7 @@ from memoryhub.audit.models import record
 from memoryhub.dashboard.access import capabilities, space_context, space_for_user
 from memoryhub.dashboard.partials import render_page
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import provider_for, record_space_error
+from memoryhub.spaces.provider_services import provider_for, record_space_error
 from providers.base import Provider, ProviderError
 
 ENTITY_LIMIT = 100

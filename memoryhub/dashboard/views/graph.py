@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET
 from memoryhub.dashboard.access import space_context, space_for_user
 from memoryhub.dashboard.palette import CATEGORY_COLORS, edge_color
 from memoryhub.memories.native import NativeProvider
-from memoryhub.spaces.services import provider_for, record_space_error
+from memoryhub.spaces.provider_services import provider_for, record_space_error
 from providers.base import ProviderError
 
 LIMIT = 200

@@ -27,12 +27,12 @@ from memoryhub.core.ids import row_id, row_ids
 from memoryhub.dashboard.access import capabilities, query_with, space_context, space_for_user
 from memoryhub.dashboard.forms.memories import EntryForm, MemoryFilterForm, NoteForm
 from memoryhub.dashboard.partials import after_action, htmx_partial, render_page
-from memoryhub.memories.write import gateway
+from memoryhub.memories.write import gateway, marks
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import Entry, Kind, OpLog, Source
-from memoryhub.memories.text import classify
+from memoryhub.memories.text.categories import classify
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import provider_for, record_space_error
+from memoryhub.spaces.provider_services import provider_for, record_space_error
 from providers.base import ProviderError
 
 PAGE = 50
@@ -262,7 +262,7 @@ def bulk(request: HttpRequest, slug: str) -> HttpResponse:
         for entry in entries:
             gateway.forget(entry, actor=actor)
     else:
-        gateway.archive(space, [e.pk for e in entries], archived=(action == "archive"), actor=actor)
+        marks.archive(space, [e.pk for e in entries], archived=(action == "archive"), actor=actor)
     record(actor, f"entry.bulk_{action}", space.slug, user=request.user, ids=[e.pk for e in entries])
     context["done"] = {
         "archive": ngettext("Archived %(count)d entry.", "Archived %(count)d entries.", len(entries)),

@@ -21,7 +21,7 @@ from memoryhub.spaces import secrets
 from memoryhub.spaces.models import MemorySpace, ProviderService
 from memoryhub.spaces.providers_info import provider_state
 from memoryhub.spaces.connection import Outcome, check_service, check_space, discover
-from memoryhub.spaces.services import save_service
+from memoryhub.spaces.provider_services import save_service
 from providers.base import Provider, ProviderError
 from providers.registry import PROVIDERS, get_provider_class
 

@@ -19,6 +19,7 @@ from memoryhub.dashboard.partials import after_action, htmx_partial, render_page
 from memoryhub.dashboard.views.charts import with_sparklines
 from memoryhub.dashboard.views.choose import signed_selection
 from memoryhub.memories.recall import cards as recall
+from memoryhub.memories.recall.hits import Card
 from memoryhub.memories.models import Entry
 from memoryhub.spaces import space_service
 from memoryhub.spaces.models import MemorySpace
@@ -137,7 +138,7 @@ def space_delete(request: HttpRequest, slug: str) -> HttpResponse:
 def search_all(request: HttpRequest) -> HttpResponse:
     """One query over every active, non-vault space, as an agent's memory_search would see it, without the bump."""
     query = request.GET.get("q", "").strip()[:500]
-    cards: list[recall.Card] = []
+    cards: list[Card] = []
     errors: list[str] = []
     if query:
         spaces = list(MemorySpace.objects.filter(active=True).exclude(access=MemorySpace.Access.VAULT))

@@ -21,7 +21,7 @@ from memoryhub.core import llm as llm_mod
 from memoryhub.memories.facts.rules import Claim, real_paths
 from memoryhub.memories.facts.slots import MULTI_VALUED, PREDICATES, SINGLE_VALUED, apply_claims, current_facts
 from memoryhub.memories.models import Entry, Fact, Persona
-from memoryhub.memories.text import tokenize
+from memoryhub.memories.text.tokens import tokenize
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 

@@ -17,7 +17,9 @@ from datetime import timedelta
 from django.db.models import Count, Max, Min
 
 from memoryhub.memories.models import Entry, Kind, Topic
-from memoryhub.memories.text import FILLER_BIGRAMS, clip, extract_entities, information, tokenize
+from memoryhub.memories.text.entities import extract_entities
+from memoryhub.memories.text.prose import FILLER_BIGRAMS, clip, information
+from memoryhub.memories.text.tokens import tokenize
 from memoryhub.memories.write import gateway
 
 GAP = timedelta(hours=2)

@@ -20,8 +20,9 @@ from django.utils.translation import gettext_noop
 
 from memoryhub.core import llm
 from memoryhub.memories.models import Category, ConsolidationRun, Entry, Kind, Method, Topic
-from memoryhub.memories.text import clip, overlap, token_set, tokenize
-from memoryhub.memories.write import gateway
+from memoryhub.memories.text.prose import clip
+from memoryhub.memories.text.tokens import overlap, token_set, tokenize
+from memoryhub.memories.write import gateway, marks, oplog
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 
@@ -230,16 +231,16 @@ def apply(space: MemorySpace, *, actor: str = "", progress: Progress | None = No
             with transaction.atomic():
                 draft = _digest_draft(group.topic, group.turns, text or rule_digest(group.topic, group.turns), run)
                 digest = gateway.write(space, draft, actor=actor).entry
-                marked = gateway.digest(space, digest, [t.pk for t in group.turns], topic_id=group.topic.pk,
+                marked = marks.digest(space, digest, [t.pk for t in group.turns], topic_id=group.topic.pk,
                                         actor=actor)
                 run.digested[str(digest.pk)] = marked
         report(85, gettext_noop("merging near-duplicates"))
         with transaction.atomic():
             for group in current.merges:
-                for loser in gateway.merge(space, [e.pk for e in group.merged], group.keep.pk, actor=actor):
+                for loser in marks.merge(space, [e.pk for e in group.merged], group.keep.pk, actor=actor):
                     run.merged[str(loser)] = group.keep.pk
         report(92, gettext_noop("archiving what nobody recalls"))
-        run.archived = gateway.archive(space, [e.pk for e in current.archives], actor=actor)
+        run.archived = marks.archive(space, [e.pk for e in current.archives], actor=actor)
         run.counts = current.counts
     except BaseException:
         run.counts = {"merged": len(run.merged), "digests": len(run.digested),
@@ -250,7 +251,7 @@ def apply(space: MemorySpace, *, actor: str = "", progress: Progress | None = No
         if client is not None:
             client.close()
         run.save()
-        gateway.log_op(space, "consolidate", str(run.pk), " ".join(f"{k}={v}" for k, v in run.counts.items()),
+        oplog.log_op(space, "consolidate", str(run.pk), " ".join(f"{k}={v}" for k, v in run.counts.items()),
                        actor)
     return run
 
@@ -262,15 +263,15 @@ def undo(run: ConsolidationRun, *, actor: str = "") -> list[ConsolidationRun]:
                 .order_by("-pk"))
     for each in runs:
         with transaction.atomic():
-            gateway.archive(space, each.archived, archived=False, actor=actor)
-            gateway.unmerge(space, {int(loser): winner for loser, winner in each.merged.items()}, actor=actor)
+            marks.archive(space, each.archived, archived=False, actor=actor)
+            marks.unmerge(space, {int(loser): winner for loser, winner in each.merged.items()}, actor=actor)
             for digest_id, turn_ids in each.digested.items():
-                gateway.undigest(space, int(digest_id), turn_ids, actor=actor)
+                marks.undigest(space, int(digest_id), turn_ids, actor=actor)
                 digest = Entry.objects.live().filter(pk=int(digest_id)).first()
                 if digest:
                     gateway.forget(digest, actor=actor)
             each.status, each.undone_at = ConsolidationRun.Status.UNDONE, timezone.now()
             each.save(update_fields=["status", "undone_at"])
-            gateway.log_op(space, "consolidate-undo", str(each.pk), "", actor)
+            oplog.log_op(space, "consolidate-undo", str(each.pk), "", actor)
     return runs
 

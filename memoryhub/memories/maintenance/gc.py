@@ -16,7 +16,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from memoryhub.memories.models import Entry
-from memoryhub.memories.write import gateway
+from memoryhub.memories.write import access_counts, marks, oplog
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 
@@ -74,13 +74,13 @@ def run(space: MemorySpace, *, threshold: float = DEFAULT_THRESHOLD, limit: int 
     """suggest() recorded in the op log, as `mnemon gc` does."""
     found = suggest(space, threshold=threshold, limit=limit)
     total = Entry.objects.live().filter(space=space).count()
-    gateway.log_op(space, "gc", "", f"threshold={threshold} found={len(found)} total={total}", actor)
+    oplog.log_op(space, "gc", "", f"threshold={threshold} found={len(found)} total={total}", actor)
     return found
 
 
 def keep(entry: Entry, *, actor: str = "") -> Candidate:
     """A person wants this one: access +3 and fresh, so it climbs out of the suggestions."""
-    entry = gateway.keep(entry, bump=KEEP_BUMP, actor=actor)
+    entry = access_counts.keep(entry, bump=KEEP_BUMP, actor=actor)
     edge_count = entry.edges_out.count()
     ei, days = effective_importance(entry, edge_count, timezone.now())
     return Candidate(entry, ei, days, edge_count, immune(entry))
@@ -133,6 +133,6 @@ def archive_weakest(space: MemorySpace, over: int, cap: int, *, keep: int | None
     weakest = sorted(pool, key=lambda e: effective_importance(e, e.edge_count, now)[0])[:min(over, CAP_BATCH)]
     ids = [e.pk for e in weakest]
     if ids:
-        gateway.archive(space, ids, actor="hub", operation="prune",
+        marks.archive(space, ids, actor="hub", operation="prune",
                         detail=f"archived {len(ids)} over maxEntries={cap}: {ids}")
     return len(ids)

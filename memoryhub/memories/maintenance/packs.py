@@ -40,7 +40,7 @@ from memoryhub.memories.models import Edge, Entry, Fact, Notebook, OpLog, Person
 from memoryhub.memories.notebooks import hot
 from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace, Workspace
-from memoryhub.spaces.services import DEFAULT_SPACE_SLUG
+from memoryhub.spaces.workspaces import DEFAULT_SPACE_SLUG
 from memoryhub.spaces.space_service import create_space
 
 SCHEMA = "memoryhub.pack"

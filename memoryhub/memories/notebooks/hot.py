@@ -23,9 +23,9 @@ from django.utils import timezone
 from memoryhub.audit.models import record
 from memoryhub.memories.models import Entry, Kind, Notebook, Source
 from memoryhub.memories.write import gateway
-from memoryhub.memories.text import clip
+from memoryhub.memories.text.prose import clip
 from memoryhub.spaces.models import MemorySpace, Workspace
-from memoryhub.spaces.services import default_space, workspace_space
+from memoryhub.spaces.workspaces import default_space, workspace_space
 from memoryhub.core.redaction import redact
 from providers.base import ProviderError
 

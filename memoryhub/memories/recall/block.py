@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from memoryhub.agents.models import LOCAL_ORIGIN
 from memoryhub.memories.facts import slots as facts
@@ -22,11 +22,10 @@ from memoryhub.memories.growth import persona
 from memoryhub.memories.models import Fact, Persona, Topic
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.recall.dates import day, resolve
-from memoryhub.memories.text import clip, excerpt, low_information, tokenize
+from memoryhub.memories.recall.hits import Card
+from memoryhub.memories.text.prose import clip, excerpt, low_information
+from memoryhub.memories.text.tokens import tokenize
 from memoryhub.spaces.models import MemorySpace
-
-if TYPE_CHECKING:
-    from memoryhub.memories.recall.cards import Card
 
 WHO = "## Who the user is"
 RELEVANT = "## Possibly relevant (expand with memory_recall id)"
@@ -68,7 +67,7 @@ class Line:
 class Shown:
     """A hit in the block: its card, its rank among the hits, its topic (when that has other turns), its words."""
 
-    card: "Card"
+    card: Card
     rank: int
     topic: Topic | None
     text: str = ""
@@ -137,7 +136,7 @@ def fact_line(label: str, shown: list[Fact], why: Reason) -> Line:
 
 # --- cards -----------------------------------------------------------------------------------
 
-def evidence(card: "Card", query: set[str], limit: int, weight: Callable[[str], float]) -> str:
+def evidence(card: Card, query: set[str], limit: int, weight: Callable[[str], float]) -> str:
     """The card's own words, relative dates resolved: the entry's text (query-focused when long), a remote
     record's text."""
     entry = card.entry
@@ -182,7 +181,7 @@ def ordered(chosen: list[Shown]) -> list[list[Shown]]:
     return [sorted(card, key=lambda s: (s.card.at, s.card.id)) for card in cards.values()]
 
 
-def hit_reason(card: "Card", rank: int, query: set[str]) -> Reason:
+def hit_reason(card: Card, rank: int, query: set[str]) -> Reason:
     text = card.entry.body if card.entry is not None else card.summary
     return {"code": "hit", "rank": rank, "score": card.score, "via": card.via, "words": matched_words(text, query)}
 
@@ -281,7 +280,7 @@ class Block:
         return Context(self.text(), items, why, self.left_out)
 
 
-def build(spaces: list[MemorySpace], cards: list["Card"], query: str, *, max_chars: int, origin: str | None,
+def build(spaces: list[MemorySpace], cards: list[Card], query: str, *, max_chars: int, origin: str | None,
           max_cards: int) -> Context:
     """Pack the block by usefulness within max_chars (see the module docstring); `cards` come best first."""
     query_tokens = set(tokenize(query))

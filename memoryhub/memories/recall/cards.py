@@ -5,51 +5,24 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any
 
 from memoryhub.memories import remote
 from memoryhub.memories.recall import block
+from memoryhub.memories.recall.hits import Card, entry_card
 from memoryhub.memories.search import policies, ranking
-from memoryhub.memories.write import gateway
+from memoryhub.memories.write import access_counts
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import AUTOMATIC_SKIP, Entry
 from memoryhub.memories.notebooks import hot
-from memoryhub.memories.text import clip, token_set
+from memoryhub.memories.text.prose import clip
+from memoryhub.memories.text.tokens import token_set
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import provider_for, record_space_error
+from memoryhub.spaces.provider_services import provider_for, record_space_error
 from providers.base import ProviderError
 from providers.registry import get_provider_class
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Card:
-    """One search result: a summary and an id to expand, never the full text."""
-
-    id: str
-    space: str
-    provider: str
-    summary: str
-    category: str
-    at: str
-    score: float | None
-    origin: str
-    entry: Entry | None = field(default=None, repr=False)
-    tier: str = "unknown"
-    via: str = "keyword"  # keyword | session | entity: how search found it (ranking.py)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "space": self.space, "summary": self.summary, "category": self.category,
-                "at": self.at, "score": self.score, "origin": self.origin, "provider": self.provider,
-                "tier": self.tier}
-
-
-def entry_card(entry: Entry, score: float | None, space: MemorySpace) -> Card:
-    return Card(str(entry.pk), space.slug, space.provider, entry.summary or clip(entry.body, 160), entry.category,
-                entry.at_iso, score, entry.origin, entry)
 
 
 def native_relevance(query_tokens: set[str], entry: Entry, rank: float, top: float,
@@ -154,7 +127,7 @@ def note_recall(cards: list[Card], query: str, actor: str) -> None:
     for card in cards:
         if card.entry is not None:
             per_space.setdefault(card.entry.space, []).append(card.entry)
-    gateway.record_recall(per_space, query, actor)
+    access_counts.record_recall(per_space, query, actor)
 
 
 def inject(spaces: list[MemorySpace], query: str, *, origin: str | None, session_id: str = "",

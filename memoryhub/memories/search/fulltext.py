@@ -21,7 +21,7 @@ from memoryhub.core import embeddings, sql
 from memoryhub.memories.models import ARCHIVED, TEST_TAG, Kind
 from memoryhub.memories.search import pgsearch, vectors
 from memoryhub.memories.search.counts import ReusedCounts
-from memoryhub.memories.text import tokenize
+from memoryhub.memories.text.tokens import tokenize
 from providers.base import ProviderError
 
 log = logging.getLogger(__name__)

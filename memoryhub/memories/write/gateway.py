@@ -1,8 +1,9 @@
 """The one door for every change to native entries.
 
 Writes (agent turns and saves, a person's notes, imports, digests), edits, forgets, links,
-archive and merge marks, re-tags, access counts, topic placement and restored packs each go
-through a function here, which redacts what it stores (memoryhub.core.redaction), changes the
+re-tags, topic placement and restored packs each go through a function here (archive, merge and
+digest marks through marks.py, agents' access counts through access_counts.py, writes to a
+third-party space through remote.py), which redacts what it stores (memoryhub.core.redaction), changes the
 rows (the entry, its full-text index and entity refs) in one transaction, appends to the
 space's op log and sends an event (events.py). What a write sets in motion subscribes to those
 events (memories/apps.py lists them): the worker's edges and topics, the space's maxEntries cap,
@@ -15,84 +16,28 @@ first, then a few plain SQL statements under sql.one_writer() (sql.py says why).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from dataclasses import replace
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 
-from memoryhub.core import background, sql
+from memoryhub.core import sql
 from memoryhub.core.redaction import opaque_id, redact
-from memoryhub.jobs import runner
-from memoryhub.memories import remote
 from memoryhub.memories.facts import slots as facts
-from memoryhub.memories.models import Category, Edge, EntityRef, Entry, Kind, RemoteWrite, Source, is_test_tagged
+from memoryhub.memories.models import Edge, EntityRef, Entry, Kind, Source, is_test_tagged
 from memoryhub.memories.search import fulltext as search, vectors
-from memoryhub.memories.text import capitalised_words, classify, clip, extract_entities, rule_summary
-from memoryhub.memories.write import events
+from memoryhub.memories.text.categories import classify
+from memoryhub.memories.text.entities import capitalised_words, extract_entities
+from memoryhub.memories.text.prose import clip, rule_summary
+from memoryhub.memories.write import events, remote as remote_writes
+from memoryhub.memories.write.drafts import Draft, Written, content_hash
+from memoryhub.memories.write.oplog import log_op, record_change, touch_space
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import provider_for, record_space_error
-from providers.base import ProviderError, Receipt
 
-LAST_WRITE_PRECISION = 5  # seconds
-
-
-@dataclass
-class Draft:
-    """One entry to write, as its caller has it; `write` redacts it and works out the rest.
-
-    A turn gives `user` and `assistant` (its body, title, summary and category follow from them)
-    or, as one line of a transcript, its `body`; every other kind gives `title` and `body`. A
-    repeated `idempotency_key` returns the entry it first made (importers derive theirs from the
-    source record, so a re-import adds nothing).
-    """
-
-    kind: str = Kind.NOTE
-    user: str = ""
-    assistant: str = ""
-    title: str = ""
-    body: str = ""
-    summary: str = ""
-    category: str = Category.GENERAL
-    tags: list[str] = field(default_factory=list)
-    related: list[str] = field(default_factory=list)
-    entities: list[str] = field(default_factory=list)
-    at: datetime | None = None
-    session_id: str = ""
-    source: str = Source.AGENT
-    origin: str = "local"
-    channel: str = ""
-    chat: dict = field(default_factory=dict)
-    importance: int = 3
-    idempotency_key: str = ""
-
-
-@dataclass
-class Written:
-    """What one write produced, in the shape the API answers with."""
-
-    space: MemorySpace
-    entry: Entry | None = None
-    receipt: Receipt | None = None
-    created: bool = True
-    redactions: int = 0
-    facts: dict[str, list] = field(default_factory=lambda: {"asserted": [], "invalidated": []})
-
-    @property
-    def id(self) -> str:
-        if self.entry is not None:
-            return str(self.entry.pk)
-        return f"{self.space.slug}:{self.receipt.provider_id or self.receipt.uri}" if self.receipt else ""
-
-
-def content_hash(title: str, body: str) -> str:
-    """What makes two entries "the same text": a byte-identical live entry is not written twice."""
-    return hashlib.sha256(f"{title}\x00{body}".encode()).hexdigest()
+__all__ = ["Draft", "Written", "content_hash", "write", "write_many", "restore", "edit", "forget", "link", "retag",
+           "summarize", "place_in_topic", "enriched"]
 
 
 # --- new entries ------------------------------------------------------------------------------
@@ -123,7 +68,7 @@ def write_many(drafts: list[tuple[MemorySpace, Draft]], *, actor: str = "") -> l
         try:
             draft, redactions = _redacted(draft)
             if not space.is_native:
-                results[n] = _write_remote(space, draft, redactions)
+                results[n] = remote_writes.write(space, draft, redactions)
                 continue
             said = draft.user or draft.body
             claims = facts.extract(said) if draft.kind in (Kind.TURN, Kind.NOTE) else []
@@ -260,41 +205,6 @@ def _earlier(space: MemorySpace, origin: str, digest: str, key: str) -> tuple[in
     return (row[0], row[1] == 0) if row else None
 
 
-def _write_remote(space: MemorySpace, draft: Draft, redactions: int) -> Written:
-    """Send a write to the space's provider and keep it locally with its receipt, whatever happens.
-
-    A receipt waiting for verification (OpenViking) gets a verification job; an error is
-    recorded as a failed or unknown write (a timeout never proves there was no write) and raised.
-    """
-    local = RemoteWrite(space=space, title=draft.title, body=draft.body, category=draft.category,
-                        session_id=draft.session_id, origin=draft.origin)
-    provider = None
-    try:
-        provider = provider_for(space)
-        receipt = provider.remember(draft.body, title=draft.title, category=draft.category, tags=draft.tags,
-                                    at=draft.at.isoformat() if draft.at else "")
-    except ProviderError as exc:
-        local.state = RemoteWrite.State.UNKNOWN if exc.timeout else RemoteWrite.State.FAILED
-        local.error, local.uri = exc.message, exc.uri
-        local.save()
-        record_space_error(space, exc)
-        raise
-    finally:
-        if provider is not None:
-            provider.close()
-    local.state, local.provider_id, local.uri = receipt.state, receipt.provider_id, receipt.uri
-    local.detail, local.error = receipt.detail, receipt.error
-    local.save()
-    remote.remember_origin(local, [receipt.provider_id or receipt.uri, *(receipt.detail or {}).get("record_ids", [])])
-    MemorySpace.objects.filter(pk=space.pk).update(last_write_at=timezone.now(), last_error=receipt.error[:2000])
-    if receipt.state == RemoteWrite.State.PENDING_VERIFICATION and provider.verifies_writes:
-        runner.enqueue("verify_write", space=space, params={"write": local.pk})
-    if receipt.state in (RemoteWrite.State.FAILED, RemoteWrite.State.UNKNOWN):
-        failed = receipt.state == RemoteWrite.State.FAILED
-        outcome = "was refused" if failed else "has an unknown outcome (kept as pending check)"
-        raise ProviderError(f"the write to {space.slug} {outcome}: {receipt.error or 'no detail'}",
-                            timeout="timed out" in receipt.error, uri=receipt.uri)
-    return Written(space, receipt=receipt, redactions=redactions)
 
 
 def restore(space: MemorySpace, rows: list[dict]) -> dict[int, int]:
@@ -350,7 +260,7 @@ def edit(entry: Entry, *, title: str | None = None, body: str | None = None, cat
         entry.save()
         search.index(entry)
         vectors.drop([entry.pk])
-        _changed(entry.space, "update", [entry.pk], actor, entry_id=str(entry.pk), detail=clip(entry.summary, 200))
+        record_change(entry.space, "update", [entry.pk], actor, entry_id=str(entry.pk), detail=clip(entry.summary, 200))
     return Written(entry.space, entry=entry, created=False, redactions=redactions)
 
 
@@ -363,7 +273,7 @@ def forget(entry: Entry, *, actor: str = "") -> None:
         Edge.objects.filter(target=entry).delete()
         EntityRef.objects.filter(entry=entry).delete()
         search.unindex([entry.pk])
-        _changed(entry.space, "forget", [entry.pk], actor, entry_id=str(entry.pk), detail=clip(entry.summary, 200))
+        record_change(entry.space, "forget", [entry.pk], actor, entry_id=str(entry.pk), detail=clip(entry.summary, 200))
     entry.deleted_at = now
 
 
@@ -374,61 +284,18 @@ def link(source: Entry, target: Entry, edge_type: str, weight: float, *, actor: 
         for a, b in ((source, target), (target, source)):
             Edge.objects.update_or_create(source=a, target=b, edge_type=edge_type,
                                           defaults={"weight": weight, "metadata": meta})
-        _changed(source.space, "link", [source.pk, target.pk], actor, entry_id=str(source.pk),
+        record_change(source.space, "link", [source.pk, target.pk], actor, entry_id=str(source.pk),
                  detail=f"{source.pk}→{target.pk} type={edge_type} weight={weight}")
 
 
-def archive(space: MemorySpace, ids: Iterable[int], *, archived: bool = True, actor: str = "",
-            operation: str = "", detail: str = "") -> list[int]:
-    """Archive (or unarchive) entries: they stay searchable by hand but leave automatic recall.
-
-    Returns the ids whose mark changed; `operation` and `detail` name the reason in the op log
-    (the cap logs "prune")."""
-    with transaction.atomic():
-        changed = _mark(space, ids, {"archived": not archived}, archived=archived)
-        if changed and not archived:
-            space.recount_cap()
-        if changed:
-            _changed(space, operation or ("archive" if archived else "unarchive"), changed, actor,
-                     detail=detail or f"ids={','.join(map(str, changed))}"[:2000])
-    return changed
 
 
-def merge(space: MemorySpace, losers: Iterable[int], winner: int, *, actor: str = "") -> list[int]:
-    """Mark near-duplicates as merged into the entry that keeps the subject; their text stays as it was."""
-    with transaction.atomic():
-        changed = _mark(space, losers, {"merged_into__isnull": True}, merged_into_id=winner)
-        for loser in changed:
-            _changed(space, "merge", [loser], actor, entry_id=str(loser), detail=f"{loser}→{winner}")
-    return changed
 
 
-def unmerge(space: MemorySpace, pairs: dict[int, int], *, actor: str = "") -> list[int]:
-    """Undo merges: {loser: the winner it was merged into} (a mark set since then is left alone)."""
-    with transaction.atomic():
-        changed = [loser for loser, winner in pairs.items()
-                   if _mark(space, [loser], {"merged_into_id": winner}, merged_into_id=None)]
-        if changed:
-            _changed(space, "unmerge", changed, actor, detail=f"ids={','.join(map(str, changed))}"[:2000])
-    return changed
 
 
-def digest(space: MemorySpace, digest_entry: Entry, turn_ids: Iterable[int], *, topic_id: int,
-           actor: str = "") -> list[int]:
-    """Mark a topic's turns as summarised by a digest entry (turns already in another digest are left alone)."""
-    with transaction.atomic():
-        changed = _mark(space, turn_ids, {"digest__isnull": True}, digest_id=digest_entry.pk)
-        _changed(space, "digest", changed, actor, entry_id=str(digest_entry.pk),
-                 detail=f"topic={topic_id} turns={len(changed)}")
-    return changed
 
 
-def undigest(space: MemorySpace, digest_id: int, turn_ids: Iterable[int], *, actor: str = "") -> list[int]:
-    with transaction.atomic():
-        changed = _mark(space, turn_ids, {"digest_id": digest_id}, digest_id=None)
-        if changed:
-            _changed(space, "undigest", changed, actor, entry_id=str(digest_id))
-    return changed
 
 
 def retag(space: MemorySpace, labels: Iterable[tuple[Entry, str, str, list[str]]], *, actor: str = "",
@@ -451,45 +318,16 @@ def retag(space: MemorySpace, labels: Iterable[tuple[Entry, str, str, list[str]]
         for origin, ids in moved.items():
             facts.move_to_origin(space, ids, origin)
         if changed:
-            _changed(space, "retag", changed, actor, detail=detail)
+            record_change(space, "retag", changed, actor, detail=detail)
     return len(changed)
 
 
-def record_recall(space_entries: dict[MemorySpace, list[Entry]], query: str, actor: str) -> None:
-    """An agent's recall counts as access and is logged; the hub's own browsing never calls this.
-
-    Written at once when no other writer holds the lock; else by the process's bookkeeping thread
-    (core/background.py), so a search never waits behind agents' writes."""
-    noted = [(space, [e.pk for e in entries]) for space, entries in space_entries.items()]
-    now = timezone.now()
-    with sql.one_writer(blocking=False) as free:
-        if free:
-            with transaction.atomic():
-                _note_recall(noted, query, actor, now)
-            return
-    background.submit(_note_recall_when_free, noted, query, actor, now)
 
 
-def _note_recall_when_free(noted: list[tuple[MemorySpace, list[int]]], query: str, actor: str,
-                           now: datetime) -> None:
-    with sql.one_writer(), transaction.atomic():
-        _note_recall(noted, query, actor, now)
 
 
-def _note_recall(noted: list[tuple[MemorySpace, list[int]]], query: str, actor: str, now: datetime) -> None:
-    for space, ids in noted:
-        if ids:
-            Entry.objects.filter(pk__in=ids).update(hits=F("hits") + 1, last_accessed_at=now)
-        _changed(space, "recall", ids, actor, detail=f"q={clip(query, 300)} hits={len(ids)}")
 
 
-def keep(entry: Entry, *, bump: int, actor: str = "") -> Entry:
-    """A person wants this one kept: its access count goes up by `bump` and it is fresh again."""
-    with transaction.atomic():
-        Entry.objects.filter(pk=entry.pk).update(hits=F("hits") + bump, last_accessed_at=timezone.now())
-        entry.refresh_from_db()
-        _changed(entry.space, "gc_keep", [entry.pk], actor, entry_id=str(entry.pk), detail=f"access={entry.hits}")
-    return entry
 
 
 def summarize(entry: Entry, summary: str) -> None:
@@ -509,49 +347,3 @@ def place_in_topic(topic_id: int, ids: list[int]) -> None:
 def enriched(ids: list[int]) -> None:
     """The worker has added these entries' edges and topic (growth/enrich.py)."""
     Entry.objects.filter(pk__in=ids).update(enrich_pending=False)
-
-
-def _mark(space: MemorySpace, ids: Iterable[int], where: dict, **values) -> list[int]:
-    """Set `values` on the space's entries among `ids` that match `where` (the mark as it should be before);
-    returns the ids set, so a mark someone else set meanwhile is left alone and not claimed."""
-    changed = list(Entry.objects.filter(space=space, pk__in=list(ids), **where).order_by("pk")
-                   .values_list("pk", flat=True))
-    if changed:
-        Entry.objects.filter(pk__in=changed).update(**values)
-    return changed
-
-
-def _changed(space: MemorySpace, operation: str, ids: list[int], actor: str, *, entry_id: str = "",
-             detail: str = "") -> None:
-    log_op(space, operation, entry_id, detail, actor)
-    events.entries_changed.send(Entry, space=space, operation=operation, entry_ids=ids, actor=actor)
-
-
-# --- the op log and the space's clock -------------------------------------------------------------
-
-def log_op(space: MemorySpace, operation: str, entry_id: str = "", detail: str = "", actor: str = "") -> None:
-    """Append to the space's op log and trim it to its last OPLOG_KEEP operations (two indexed statements).
-
-    Each row takes the space's next `seq`, so the rows to drop are those more than OPLOG_KEEP
-    behind the new one, whatever other spaces write in between. Two PostgreSQL writers of one
-    space at the same instant may share a seq; the log is then one row off its cap until the next.
-    """
-    (seq,) = sql.one("INSERT INTO memories_oplog (space_id, seq, operation, entry_id, detail, actor, created_at) "
-                     "SELECT %s, COALESCE(MAX(seq), 0) + 1, %s, %s, %s, %s, %s FROM memories_oplog "
-                     "WHERE space_id = %s RETURNING seq",
-                     [space.pk, operation, entry_id, clip(detail, 2000), actor, sql.moment(timezone.now()), space.pk])
-    keep_rows = settings.MEMORYHUB["OPLOG_KEEP"]
-    if seq > keep_rows:
-        sql.run("DELETE FROM memories_oplog WHERE space_id = %s AND seq <= %s", [space.pk, seq - keep_rows])
-
-
-def touch_space(space: MemorySpace) -> None:
-    """Record the last write time; a burst of writes updates it once every few seconds, not per write.
-
-    A vault's time is exact: it lights the "new since you looked" dot.
-    """
-    now = timezone.now()
-    stale = space.last_write_at is None or now - space.last_write_at > timedelta(seconds=LAST_WRITE_PRECISION)
-    if stale or space.is_vault:
-        MemorySpace.objects.filter(pk=space.pk).update(last_write_at=now)
-        space.last_write_at = now

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_noop
 
 from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.models import CATEGORIES, EdgeType, Entry, Kind, Method, Source
-from memoryhub.memories.text import classify
+from memoryhub.memories.text.categories import classify
 from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
 
@@ -139,8 +139,8 @@ def run(space: MemorySpace, batch: Batch, *, dry_run: bool = False, actor: str =
         for op in final_facts(batch.facts):
             facts.assert_fact(space, op.subject, op.predicate, op.value, negative=op.negative, origin=op.origin,
                               method=Method.MANUAL)
-        by_key = dict(Entry.objects.filter(space=space, idempotency_key__in={k for l in batch.links
-                                                                            for k in (l.source_key, l.target_key)})
+        by_key = dict(Entry.objects.filter(space=space, idempotency_key__in={k for link in batch.links
+                                                                            for k in (link.source_key, link.target_key)})
                       .values_list("idempotency_key", "pk"))
         linked = 0
         new_keys = {i.idempotency_key for i in fresh}

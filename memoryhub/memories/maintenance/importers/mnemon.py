@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memoryhub.memories.maintenance.importers.base import Batch, Link, category_of, key_of, note, when
 from memoryhub.memories.models import EDGE_TYPES, EdgeType
-from memoryhub.memories.text import rule_summary
+from memoryhub.memories.text.prose import rule_summary
 from memoryhub.memories.write.gateway import Draft
 
 

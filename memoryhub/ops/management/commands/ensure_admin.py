@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from memoryhub.spaces import secrets as provider_secrets
-from memoryhub.spaces.services import default_space
+from memoryhub.spaces.workspaces import default_space
 
 
 class Command(BaseCommand):

@@ -19,7 +19,7 @@ from memoryhub.memories.search import vectors
 from memoryhub.memories.write import gateway
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.services import provider_for
+from memoryhub.spaces.provider_services import provider_for
 from providers.base import Receipt
 
 

@@ -1,0 +1,55 @@
+"""How often and how lately agents recalled an entry (gc and consolidation keep what is used).
+
+An agent's recall counts as access and is logged; the hub's own browsing never counts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from memoryhub.core import background, sql
+from memoryhub.memories.models import Entry
+from memoryhub.memories.text.prose import clip
+from memoryhub.memories.write.oplog import record_change
+from memoryhub.spaces.models import MemorySpace
+
+
+def record_recall(space_entries: dict[MemorySpace, list[Entry]], query: str, actor: str) -> None:
+    """An agent's recall counts as access and is logged; the hub's own browsing never calls this.
+
+    Written at once when no other writer holds the lock; else by the process's bookkeeping thread
+    (core/background.py), so a search never waits behind agents' writes."""
+    noted = [(space, [e.pk for e in entries]) for space, entries in space_entries.items()]
+    now = timezone.now()
+    with sql.one_writer(blocking=False) as free:
+        if free:
+            with transaction.atomic():
+                _note_recall(noted, query, actor, now)
+            return
+    background.submit(_note_recall_when_free, noted, query, actor, now)
+
+
+def _note_recall_when_free(noted: list[tuple[MemorySpace, list[int]]], query: str, actor: str,
+                           now: datetime) -> None:
+    with sql.one_writer(), transaction.atomic():
+        _note_recall(noted, query, actor, now)
+
+
+def _note_recall(noted: list[tuple[MemorySpace, list[int]]], query: str, actor: str, now: datetime) -> None:
+    for space, ids in noted:
+        if ids:
+            Entry.objects.filter(pk__in=ids).update(hits=F("hits") + 1, last_accessed_at=now)
+        record_change(space, "recall", ids, actor, detail=f"q={clip(query, 300)} hits={len(ids)}")
+
+
+def keep(entry: Entry, *, bump: int, actor: str = "") -> Entry:
+    """A person wants this one kept: its access count goes up by `bump` and it is fresh again."""
+    with transaction.atomic():
+        Entry.objects.filter(pk=entry.pk).update(hits=F("hits") + bump, last_accessed_at=timezone.now())
+        entry.refresh_from_db()
+        record_change(entry.space, "gc_keep", [entry.pk], actor, entry_id=str(entry.pk), detail=f"access={entry.hits}")
+    return entry
+

@@ -1,0 +1,65 @@
+"""What a write is given (Draft) and what it answers (Written): the gateway's in and out."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memoryhub.memories.models import Category, Entry, Kind, Source
+from memoryhub.spaces.models import MemorySpace
+from providers.base import Receipt
+
+
+@dataclass
+class Draft:
+    """One entry to write, as its caller has it; `write` redacts it and works out the rest.
+
+    A turn gives `user` and `assistant` (its body, title, summary and category follow from them)
+    or, as one line of a transcript, its `body`; every other kind gives `title` and `body`. A
+    repeated `idempotency_key` returns the entry it first made (importers derive theirs from the
+    source record, so a re-import adds nothing).
+    """
+
+    kind: str = Kind.NOTE
+    user: str = ""
+    assistant: str = ""
+    title: str = ""
+    body: str = ""
+    summary: str = ""
+    category: str = Category.GENERAL
+    tags: list[str] = field(default_factory=list)
+    related: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    at: datetime | None = None
+    session_id: str = ""
+    source: str = Source.AGENT
+    origin: str = "local"
+    channel: str = ""
+    chat: dict = field(default_factory=dict)
+    importance: int = 3
+    idempotency_key: str = ""
+
+
+@dataclass
+class Written:
+    """What one write produced, in the shape the API answers with."""
+
+    space: MemorySpace
+    entry: Entry | None = None
+    receipt: Receipt | None = None
+    created: bool = True
+    redactions: int = 0
+    facts: dict[str, list] = field(default_factory=lambda: {"asserted": [], "invalidated": []})
+
+    @property
+    def id(self) -> str:
+        if self.entry is not None:
+            return str(self.entry.pk)
+        return f"{self.space.slug}:{self.receipt.provider_id or self.receipt.uri}" if self.receipt else ""
+
+
+def content_hash(title: str, body: str) -> str:
+    """What makes two entries "the same text": a byte-identical live entry is not written twice."""
+    return hashlib.sha256(f"{title}\x00{body}".encode()).hexdigest()
+
