@@ -71,7 +71,7 @@ def test_creating_a_token_is_audited_and_its_settings_carry_it(client, staff):
     assert token.token_hash == hash_token(raw) and token.created_by == staff and token.origin == "local"
     assert list(token.spaces.all()) == []
     event = AuditEvent.objects.get(action="token.create")
-    assert event.actor == staff.username and event.target == token.actor and event.detail["prefix"] == token.prefix
+    assert event.actor == staff.username and event.target == token.actor and event.after["prefix"] == token.prefix
     assert raw not in json.dumps(event.detail)
 
     mcp = json.loads(snippet_text(page, "mcp"))["mcpServers"]["memoryhub"]

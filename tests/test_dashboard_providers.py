@@ -157,12 +157,17 @@ def test_native_and_unknown_kinds_have_no_service_routes(client, staff):
     assert client.get(reverse("dashboard:provider_save", args=["honcho"])).status_code == 405
 
 
-def test_save_is_audited_with_field_names_only(client, staff):
-    client.post(reverse("dashboard:provider_save", args=["retaindb"]),
-                {"endpoint": "http://127.0.0.1:9", "apiKey": "rdb-secret"})
-    event = AuditEvent.objects.get(action="provider.save")
-    assert event.target == "retaindb" and event.detail["fields"] == ["apiKey", "endpoint"]
-    assert "rdb-secret" not in str(event.detail)
+def test_save_is_audited_with_before_and_after_and_never_a_secret(client, staff):
+    url = reverse("dashboard:provider_save", args=["retaindb"])
+    client.post(url, {"endpoint": "http://retaindb.internal:9", "apiKey": "rdb-secret"})
+    client.post(url, {"endpoint": "http://retaindb.internal:10", "apiKey": "rdb-other"})
+    first, second = AuditEvent.objects.filter(action="provider.save").order_by("id")
+    assert first.target == "retaindb" and first.user == staff
+    assert first.before == {"endpoint": None, "apiKey": None}
+    assert first.after == {"endpoint": "http://retaindb.internal:9", "apiKey": "(a new secret)"}
+    assert second.before == {"endpoint": "http://retaindb.internal:9", "apiKey": "(a secret)"}
+    assert second.after["endpoint"] == "http://retaindb.internal:10"
+    assert not [e for e in (first, second) if "rdb-" in f"{e.before}{e.after}{e.detail}"]
 
 
 def test_save_enforces_csrf(staff, django_user_model):

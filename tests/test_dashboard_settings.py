@@ -36,7 +36,8 @@ def test_saving_stores_only_overrides_audits_and_takes_effect(client, staff, api
     assert r.status_code == 302
     assert MemorySpace.objects.get(slug="default").settings == {"inject": False, "maxRecall": 3}
     event = AuditEvent.objects.get(action="space.settings")
-    assert event.actor == "alice" and event.detail["changed"]["inject"] == [True, False]
+    assert event.actor == "alice" and event.before["inject"] is True and event.after["inject"] is False
+    assert event.after["maxRecall"] == 3 and set(event.before) == set(event.after) == {"inject", "maxRecall"}
     assert api.post("context", {"session_id": "s", "query": "kubernetes"}).json()["text"] == ""
 
 

@@ -52,9 +52,9 @@ def test_create_with_spaces_restricts_the_token(client, staff):
     token = ApiToken.objects.get()
     assert token.origin == "qq" and list(token.spaces.all()) == [space]
     event = AuditEvent.objects.get(action="token.create")
-    assert event.detail["spaces"] == ["default"] and event.target == "token:bot"
+    assert event.after["spaces"] == ["default"] and event.target == "token:bot"
     raw = html.split('id="new-token-value" value="', 1)[1].split('"', 1)[0]
-    assert raw not in str(event.detail) and event.detail["prefix"] == raw[:10]
+    assert raw not in f"{event.after}{event.detail}" and event.after["prefix"] == raw[:10]
 
 
 def test_bad_input_rerenders_with_errors_and_creates_nothing(client, staff):

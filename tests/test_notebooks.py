@@ -223,7 +223,7 @@ def test_changes_are_mirrored_to_the_default_space_and_audited(api):
     events = list(AuditEvent.objects.filter(action__startswith="notebook.").order_by("at", "id"))
     assert [e.action for e in events] == ["notebook.add", "notebook.replace", "notebook.remove"]
     assert events[0].actor == "token:agent" and events[0].target.endswith("/USER.md")
-    assert events[1].detail == {"removed": "Likes short answers.", "added": "Likes detailed answers."}
+    assert events[1].before == {"text": "Likes short answers."} and events[1].after == {"text": "Likes detailed answers."}
 
 
 def test_files_are_written_under_the_data_dir(api, django_capture_on_commit_callbacks):

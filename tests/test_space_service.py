@@ -16,7 +16,7 @@ def test_a_space_made_through_the_api_is_audited_like_one_made_in_the_dashboard(
     r = api.post("spaces", {"slug": "notes", "name": "Notes"})
     assert r.status_code == 201, r.content
     event = AuditEvent.objects.get(action="space.create", target="notes")
-    assert event.actor == "token:agent" and event.detail == {"provider": "native"}
+    assert event.actor == "token:agent" and event.before is None and event.after["provider"] == "native"
 
 
 @pytest.mark.skipif("connection.vendor != 'sqlite'", reason="only SQLite keeps its index in a table of its own")

@@ -31,8 +31,8 @@ def test_vault_pages_need_a_staff_login(client, django_user_model, diary):
         r = client.get(url)
         assert r.status_code == 302 and r["Location"].startswith("/login/")
     client.force_login(django_user_model.objects.create_user("guest", password="pw"))
-    assert client.get("/vault/requests/").status_code == 302
-    assert client.post("/vault/requests/req_x/deny").status_code == 302
+    assert client.get("/vault/requests/").status_code == 403
+    assert client.post("/vault/requests/req_x/deny").status_code == 403
 
 
 def test_the_whole_loop_through_api_and_dashboard(client, staff, api, api_factory, diary):

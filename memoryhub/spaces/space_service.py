@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
+from memoryhub.audit.changes import differing
 from memoryhub.audit.models import record
 from memoryhub.core.errors import ApiError, bad
 from memoryhub.core.redaction import redact
@@ -84,9 +85,16 @@ def create_own_space(slug: str, name: str, description: str, workspace: Workspac
         return MemorySpace.objects.get(slug=slug)
 
 
+def audit_state(space: MemorySpace) -> dict:
+    """A space as its audit records show it (its config holds no secrets: those are the service's)."""
+    return {"name": space.name, "provider": space.provider, "access": space.access, "active": space.active,
+            "workspace": space.workspace.slug if space.workspace else None, "description": space.description,
+            "config": space.config}
+
+
 def _create(actor: str, user, **fields) -> MemorySpace:
     space = MemorySpace.objects.create(**fields)
-    record(actor, "space.create", space.slug, user=user, provider=space.provider)
+    record(actor, "space.create", space.slug, user=user, after=audit_state(space))
     return space
 
 
@@ -102,11 +110,13 @@ def update_space(space: MemorySpace, *, actor: str, user=None, **changes) -> Mem
     for text in ("name", "description"):
         if isinstance(changes.get(text), str):
             changes[text] = redact(changes[text]).text
+    before = audit_state(space)
     for name, value in changes.items():
         setattr(space, name, value)
     with transaction.atomic():
         space.save()
-        record(actor, "space.edit", space.slug, user=user)
+        before, after = differing(before, audit_state(space))
+        record(actor, "space.edit", space.slug, user=user, before=before, after=after)
     return space
 
 
@@ -114,8 +124,9 @@ def set_active(space: MemorySpace, active: bool, *, actor: str, user=None) -> No
     """An inactive space takes no automatic reads or writes."""
     with transaction.atomic():
         MemorySpace.objects.filter(pk=space.pk).update(active=active)
-        space.active = active
-        record(actor, "space.activate" if active else "space.deactivate", space.slug, user=user)
+        before, space.active = space.active, active
+        record(actor, "space.activate" if active else "space.deactivate", space.slug, user=user,
+               before={"active": before}, after={"active": active})
 
 
 def deletion_blocker(space: MemorySpace) -> str:
@@ -134,8 +145,8 @@ def delete_space(space: MemorySpace, *, actor: str, user=None, **detail) -> None
     blocker = deletion_blocker(space)
     if blocker:
         raise ApiError("conflict", blocker)
-    slug = space.slug
+    slug, before = space.slug, audit_state(space)
     with transaction.atomic():
         space.delete()
         record(actor, "space.delete" if space.is_native else "space.disconnect", slug, user=user,
-               provider=space.provider, **detail)
+               before={**before, **detail})

@@ -81,7 +81,8 @@ def approve(req: AccessRequest, entry_ids: list[int] | None, user) -> Grant:
     grant.entries.set(chosen)
     AccessRequest.objects.filter(pk=req.pk).update(status=AccessRequest.Status.APPROVED, decided_at=now,
                                                    decided_by=user)
-    record(user.get_username(), "vault.grant", req.id, user=user, session=req.session_id, entries=sorted(chosen))
+    record(user.get_username(), "vault.grant", req.id, user=user, session=req.session_id, entries=sorted(chosen),
+           before={"status": req.status}, after={"status": AccessRequest.Status.APPROVED})
     return grant
 
 
@@ -89,10 +90,12 @@ def deny(req: AccessRequest, user) -> None:
     AccessRequest.objects.filter(pk=req.pk).update(status=AccessRequest.Status.DENIED, decided_at=timezone.now(),
                                                    decided_by=user)
     record(user.get_username(), "vault.deny", req.id, user=user, session=req.session_id,
-           entries=sorted(req.entries.values_list("pk", flat=True)))
+           entries=sorted(req.entries.values_list("pk", flat=True)),
+           before={"status": req.status}, after={"status": AccessRequest.Status.DENIED})
 
 
 def revoke(grant: Grant, user) -> None:
     Grant.objects.filter(pk=grant.pk).update(revoked_at=timezone.now(), revoked_by=user)
     record(user.get_username(), "vault.revoke", grant.request_id, user=user, session=grant.session_id,
-           entries=sorted(grant.entries.values_list("pk", flat=True)))
+           entries=sorted(grant.entries.values_list("pk", flat=True)), before={"revoked": False},
+           after={"revoked": True})

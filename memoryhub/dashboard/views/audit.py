@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime, time, timedelta
 
-from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
+from memoryhub.access.people import Perm
 from memoryhub.audit.models import AuditEvent
-from memoryhub.dashboard.access import query_with
+from memoryhub.dashboard.access import person_may, query_with
 from memoryhub.dashboard.forms.audit import AuditFilterForm
 from memoryhub.dashboard.partials import render_page
 
@@ -35,7 +35,7 @@ def filtered(form: AuditFilterForm) -> QuerySet:
 
 
 @require_GET
-@login_required
+@person_may(Perm.OBSERVE)
 def audit_log(request: HttpRequest) -> HttpResponse:
     actions = list(AuditEvent.objects.order_by("action").values_list("action", flat=True).distinct())
     form = AuditFilterForm(request.GET, actions=actions)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.db.models import Count, Min, Sum
 from django.db.models.expressions import RawSQL
@@ -19,7 +18,8 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from memoryhub.dashboard.access import space_context, space_for_user
+from memoryhub.access.people import Perm
+from memoryhub.dashboard.access import person_may, space_context, space_for_user
 from memoryhub.dashboard.palette import category_color
 from memoryhub.memories.models import Entry, OpLog
 from memoryhub.spaces.models import MemorySpace
@@ -127,7 +127,7 @@ def with_sparklines(rows: list[MemorySpace]) -> list[MemorySpace]:
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def charts(request: HttpRequest, slug: str) -> HttpResponse:
     space = space_for_user(request, slug, native=True)  # only native spaces keep the data these are drawn from
     days = int(request.GET["days"]) if request.GET.get("days") in {str(d) for d in DAY_CHOICES} else DEFAULT_DAYS

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
+from memoryhub.access.people import Perm
+from memoryhub.dashboard.access import person_may
 from memoryhub.dashboard.forms.spaces import ChooseForm
 from memoryhub.spaces.providers_info import choose_provider
 from memoryhub.spaces.models import MemorySpace
@@ -26,7 +27,7 @@ def signed_selection(token: str, kind: str) -> dict | None:
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
+@person_may(Perm.SPACES)
 def choose_provider_page(request: HttpRequest) -> HttpResponse:
     form = ChooseForm(request.POST or None, initial={"candidates": [MemorySpace.NATIVE], "boundary": "any",
                                                     "preference": "balanced"})

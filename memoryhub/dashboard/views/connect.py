@@ -12,16 +12,18 @@ import shlex
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
+from memoryhub.access.people import Perm
 from memoryhub.agents.models import ApiToken
-from memoryhub.audit.models import record
+from memoryhub.audit.actions import Action
+from memoryhub.dashboard.access import audited, person_may
 from memoryhub.dashboard.forms.tokens import ConnectForm
+from memoryhub.dashboard.views.tokens import token_state
 from memoryhub.memories.models import OpLog
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.workspaces import default_space
@@ -103,7 +105,7 @@ def first_memory(token: ApiToken) -> OpLog | None:
 
 @never_cache
 @require_http_methods(["GET", "POST"])
-@login_required
+@person_may(Perm.CONFIGURE)
 def connect(request: HttpRequest) -> HttpResponse:
     """GET shows the form; POST creates the token and answers with the settings that carry it, once."""
     default_space()  # the space every agent can start in, even on a hub whose default someone deleted
@@ -114,8 +116,7 @@ def connect(request: HttpRequest) -> HttpResponse:
         space: MemorySpace = data["space"]
         spaces = [space] if data["only_this_space"] else []
         token, raw = ApiToken.issue(data["name"], data["origin"], spaces, user=request.user)
-        record(request.user.get_username(), "token.create", token.actor, user=request.user, token=token.pk,
-               prefix=token.prefix, origin=token.origin, spaces=[s.slug for s in spaces])
+        audited(request, Action.TOKEN_CREATE, token.actor, after=token_state(token, spaces))
         context.update(token=token, space=space, raw=raw, snippets=snippets(context["hub"], raw, space.slug),
                        poll_seconds=POLL_SECONDS)
     return render(request, "dashboard/connect.html", context)
@@ -123,7 +124,7 @@ def connect(request: HttpRequest) -> HttpResponse:
 
 @never_cache
 @require_GET
-@login_required
+@person_may(Perm.CONFIGURE)
 def connect_status(request: HttpRequest, token_id: int) -> HttpResponse:
     """Waiting (and polling again) until the token's first call, then connected, with its first memory."""
     token = get_object_or_404(ApiToken, pk=token_id)

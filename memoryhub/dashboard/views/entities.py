@@ -6,14 +6,14 @@ Each view 404s where the space's provider does not declare the capability, so no
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from memoryhub.audit.models import record
-from memoryhub.dashboard.access import capabilities, space_context, space_for_user
+from memoryhub.access.people import Perm
+from memoryhub.audit.actions import Action
+from memoryhub.dashboard.access import audited, capabilities, person_may, space_context, space_for_user
 from memoryhub.dashboard.partials import render_page
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.provider_services import provider_for, record_space_error
@@ -46,7 +46,7 @@ def _call(space: MemorySpace, work) -> tuple[object, str]:
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def entities_page(request: HttpRequest, slug: str) -> HttpResponse:
     """Entities with their mention counts; `?entity=` lists that entity's memories. Hindsight adds its bank stats."""
     space = _space_with(request, slug, "entities")
@@ -65,7 +65,7 @@ def entities_page(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def related_records(request: HttpRequest, slug: str) -> HttpResponse:
     """The memories `related()` reaches from one memory (a partial, loaded into the memory's page)."""
     space = _space_with(request, slug, "related")
@@ -79,7 +79,7 @@ def related_records(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.MEMORY_CHANGE)
 def link_records(request: HttpRequest, slug: str) -> HttpResponse:
     """A person's explicit link between two memories (native's typed edges), where the provider declares `link`."""
     space = _space_with(request, slug, "link")
@@ -91,8 +91,7 @@ def link_records(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         _done, error = _call(space, lambda provider: provider.link(source, target, kind))
         if not error:
-            record(request.user.get_username(), "memory.link", space.slug, user=request.user,
-                   source_id=source, target_id=target, kind=kind)
+            audited(request, Action.MEMORY_LINK, space.slug, after={"from": source, "to": target, "kind": kind})
     records, load_error = _call(space, lambda provider: provider.related(source, depth=1)[:RECORD_LIMIT]) \
         if source else ([], "")
     return render(request, "dashboard/entities.html#related", {
@@ -101,7 +100,7 @@ def link_records(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.MEMORY_CHANGE)
 def record_feedback(request: HttpRequest, slug: str) -> HttpResponse:
     """A person's verdict on a memory (helpful / wrong) where the provider keeps trust (Holographic)."""
     space = space_for_user(request, slug)
@@ -118,6 +117,6 @@ def record_feedback(request: HttpRequest, slug: str) -> HttpResponse:
                                                                    "record": None}, status=422)
     finally:
         provider.close()
-    record(request.user.get_username(), "memory.feedback", space.slug, user=request.user, id=record_id,
-           verdict="helpful" if helpful else "wrong")
+    audited(request, Action.MEMORY_FEEDBACK, f"{space.slug}:{record_id}", after={
+        "verdict": "helpful" if helpful else "wrong", "trust": updated.extra.get("trust")})
     return render(request, "dashboard/entities.html#trust", {"space": space, "record": updated, "error": ""})

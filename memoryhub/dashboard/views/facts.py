@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import trigger_client_event
 
-from memoryhub.audit.models import record
-from memoryhub.dashboard.access import space_context, space_for_user
+from memoryhub.access.people import Perm
+from memoryhub.audit.actions import Action
+from memoryhub.dashboard.access import audited, person_may, space_context, space_for_user
 from memoryhub.dashboard.forms.memories import FactForm
 from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.memories.facts import slots as fact_store
@@ -21,6 +22,12 @@ CHANGED = "factsChanged"
 INVALIDATED = "factInvalidated"  # the open slot history listens; the list is already in the response
 
 
+def fact_state(fact: Fact) -> dict:
+    """A fact as its audit records show it (facts are kept in full: their history stays on the Facts tab)."""
+    return {"subject": fact.subject, "predicate": fact.predicate, "value": fact.value, "negative": fact.negative,
+            "status": fact.status}
+
+
 def facts_context(space: MemorySpace, form: FactForm | None = None, **extra) -> dict:
     active = Fact.objects.filter(space=space, status=Fact.Status.ACTIVE).select_related("source_entry").order_by(
         "subject", "predicate", "-created_at")
@@ -29,7 +36,7 @@ def facts_context(space: MemorySpace, form: FactForm | None = None, **extra) -> 
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
+@person_may(Perm.MEMORY_READ, post=Perm.MEMORY_CHANGE)
 def facts(request: HttpRequest, slug: str) -> HttpResponse:
     """The current facts; POST asserts one by hand (a new single value replaces the old one)."""
     space = space_for_user(request, slug, native=True)
@@ -38,11 +45,15 @@ def facts(request: HttpRequest, slug: str) -> HttpResponse:
     form = FactForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
-        changes = fact_store.assert_fact(space, data["subject"], data["predicate"], data["value"],
-                                         negative=data["negative"], origin="local", method="manual")
+        with transaction.atomic():
+            changes = fact_store.assert_fact(space, data["subject"], data["predicate"], data["value"],
+                                             negative=data["negative"], origin="local", method="manual")
+            if changes.asserted or changes.refreshed:
+                ended = {str(f.pk): {**fact_state(f), "status": Fact.Status.ACTIVE} for f in changes.invalidated}
+                touched = changes.asserted + changes.refreshed + changes.invalidated
+                audited(request, Action.FACT_ASSERT, space.slug, before=ended,
+                        after={str(f.pk): fact_state(f) for f in touched})
         if changes.asserted or changes.refreshed:
-            record(request.user.get_username(), "fact.assert", space.slug, user=request.user,
-                   fact=f"{data['subject']}/{data['predicate']}={data['value']}")
             if not htmx_partial(request):
                 return redirect("dashboard:facts", slug)
             note = _("Refreshed an existing fact.") if changes.refreshed else (
@@ -55,20 +66,23 @@ def facts(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.MEMORY_CHANGE)
 def invalidate(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Mark one fact no longer true; it stays in the slot's history."""
     space = space_for_user(request, slug, native=True)
-    gone = fact_store.invalidate_fact(space, fact_id=pk)
-    if gone:
-        record(request.user.get_username(), "fact.invalidate", space.slug, user=request.user, fact=pk)
+    with transaction.atomic():
+        gone = fact_store.invalidate_fact(space, fact_id=pk)
+        if gone:
+            audited(request, Action.FACT_INVALIDATE, space.slug,
+                    before={str(f.pk): {**fact_state(f), "status": Fact.Status.ACTIVE} for f in gone},
+                    after={str(f.pk): {"status": f.status} for f in gone})
     if not htmx_partial(request):
         return redirect("dashboard:facts", slug)
     return trigger_client_event(render(request, "dashboard/facts.html#fact-list", facts_context(space)), INVALIDATED)
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def history(request: HttpRequest, slug: str) -> HttpResponse:
     """Every fact ever held in one slot (subject + predicate), newest first, with when it stopped being true."""
     space = space_for_user(request, slug, native=True)

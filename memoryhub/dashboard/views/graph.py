@@ -11,13 +11,13 @@ from __future__ import annotations
 import zlib
 from collections import Counter
 
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from memoryhub.dashboard.access import space_context, space_for_user
+from memoryhub.access.people import Perm
+from memoryhub.dashboard.access import person_may, space_context, space_for_user
 from memoryhub.dashboard.palette import CATEGORY_COLORS, edge_color
 from memoryhub.memories.native import NativeProvider
 from memoryhub.spaces.provider_services import provider_for, record_space_error
@@ -70,14 +70,14 @@ def shape(data: dict) -> dict:
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def graph_page(request: HttpRequest, slug: str) -> HttpResponse:
     space = space_for_user(request, slug, can="graph")
     return render(request, "dashboard/graph.html", {**space_context(space, "graph"), "limit": LIMIT})
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def graph_data(request: HttpRequest, slug: str) -> JsonResponse:
     """Nodes and edges as the provider reports them; a provider failure comes back as {"error": ...}."""
     space = space_for_user(request, slug, can="graph")

@@ -4,13 +4,14 @@ its timings, log and result."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from memoryhub.audit.models import record
+from memoryhub.access.people import Perm
+from memoryhub.audit.actions import Action
+from memoryhub.dashboard.access import audited, person_may
 from memoryhub.dashboard.partials import after_action, htmx_partial, render_page
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
@@ -46,14 +47,14 @@ def _respond(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@person_may(Perm.OBSERVE)
 def job_list(request: HttpRequest) -> HttpResponse:
     runner.fail_stale()
     return render_page(request, "dashboard/jobs.html", "job-table", _table())
 
 
 @require_GET
-@login_required
+@person_may(Perm.OBSERVE)
 def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     """One job: when it was queued, started and finished, its log, its result or error; polled while active."""
     runner.fail_stale()
@@ -63,18 +64,18 @@ def job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.MAINTAIN)
 def job_selftest(request: HttpRequest) -> HttpResponse:
     """Enqueue the self-test job, so people can see that the worker picks up work."""
     job = runner.enqueue("selftest", user=request.user)
-    record(request.user.get_username(), "job.enqueue", f"job:{job.pk}", user=request.user, kind=job.kind)
+    audited(request, Action.JOB_ENQUEUE, f"job:{job.pk}", after={"job": job.pk, "kind": job.kind})
     if not htmx_partial(request):
         messages.success(request, _("Self test queued."))
     return _respond(request)
 
 
 @require_POST
-@login_required
+@person_may(Perm.MAINTAIN)
 def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
     """Run a failed job again as a new row; the failed one stays for the record."""
     job = get_object_or_404(Job, pk=job_id)
@@ -83,20 +84,24 @@ def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
             messages.error(request, _("Only failed jobs can be retried."))
         return _respond(request)
     new = runner.retry(job, user=request.user)
-    record(request.user.get_username(), "job.retry", f"job:{job.pk}", user=request.user, kind=job.kind, new=new.pk)
+    audited(request, Action.JOB_RETRY, f"job:{job.pk}", before={"job": job.pk, "status": job.status},
+            after={"job": new.pk, "kind": new.kind})
     if not htmx_partial(request):
         messages.success(request, _("%(label)s queued again.") % {"label": _(job.label or job.kind)})
     return _respond(request)
 
 
 @require_POST
-@login_required
+@person_may(Perm.MAINTAIN)
 def job_cancel(request: HttpRequest, job_id: int) -> HttpResponse:
     """Cancel a queued or running job (seed 000): it stops at its next step, or at once when it waits on a
     provider or a model, and then says cancelled. From the job's own page, back to it; else the job table."""
     job = get_object_or_404(Job, pk=job_id)
+    status = job.status
     if runner.cancel(job):
-        record(request.user.get_username(), "job.cancel", f"job:{job.pk}", user=request.user, kind=job.kind)
+        job.refresh_from_db(fields=["status", "cancel_requested_at"])
+        audited(request, Action.JOB_CANCEL, f"job:{job.pk}", before={"status": status},
+                after={"status": job.status, "cancel_requested": bool(job.cancel_requested_at)}, kind=job.kind)
         if not htmx_partial(request):
             messages.success(request, _("%(label)s: cancelling.") % {"label": _(job.label or job.kind)})
     elif not htmx_partial(request):

@@ -11,14 +11,14 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from memoryhub.audit.models import record
-from memoryhub.dashboard.access import space_context, space_for_user
+from memoryhub.access.people import Perm
+from memoryhub.audit.actions import Action
+from memoryhub.dashboard.access import audited, person_may, space_context, space_for_user
 from memoryhub.dashboard.partials import after_action
 from memoryhub.dashboard.views.jobs import ACTIVE, outcome
 from memoryhub.jobs import runner
@@ -63,7 +63,7 @@ def _job_response(request: HttpRequest, space: MemorySpace, job: Job, started: b
 
 
 @require_GET
-@login_required
+@person_may(Perm.MAINTAIN)
 def maintenance(request: HttpRequest, slug: str) -> HttpResponse:
     space = space_for_user(request, slug, native=True)
     context = {**space_context(space, "maintenance"), **sections(space),
@@ -72,7 +72,7 @@ def maintenance(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@person_may(Perm.MAINTAIN)
 def job_progress(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     """The polled progress bar of one job."""
     space = space_for_user(request, slug, native=True)
@@ -81,54 +81,58 @@ def job_progress(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.MAINTAIN)
 def consolidate_apply(request: HttpRequest, slug: str) -> HttpResponse:
     """Start consolidating, unless a consolidation of this space is already queued or running (then that one)."""
     space = space_for_user(request, slug, native=True)
     job = Job.objects.filter(space=space, kind__in=CONSOLIDATION, status__in=ACTIVE).first()
     if job is None:
         job = runner.enqueue("consolidate", space=space, params={"actor": request.user.username}, user=request.user)
-        record(request.user.username, "consolidate", space.slug, user=request.user, job=job.pk)
+        audited(request, Action.CONSOLIDATION_APPLY, space.slug, after={"job": job.pk})
     return _job_response(request, space, job, started=True)
 
 
 @require_POST
-@login_required
+@person_may(Perm.MAINTAIN)
 def consolidate_undo(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     space = space_for_user(request, slug, native=True)
     run = get_object_or_404(ConsolidationRun, pk=run_id, space=space, status=ConsolidationRun.Status.APPLIED)
     job = runner.enqueue("consolidate_undo", space=space, params={"run": run.pk, "actor": request.user.username},
                          user=request.user)
-    record(request.user.username, "consolidate-undo", space.slug, user=request.user, run=run.pk)
+    audited(request, Action.CONSOLIDATION_UNDO, space.slug, before={"run": run.pk, "status": run.status},
+            after={"job": job.pk})
     return _job_response(request, space, job, started=True)
 
 
 @require_POST
-@login_required
+@person_may(Perm.MAINTAIN)
 def gc_keep(request: HttpRequest, slug: str, entry_id: int) -> HttpResponse:
     space = space_for_user(request, slug, native=True)
     entry = get_object_or_404(Entry.objects.live(), pk=entry_id, space=space)
+    before = entry.hits
     candidate = gc.keep(entry, actor=request.user.username)
+    audited(request, Action.ENTRY_KEEP, f"{space.slug}:{entry.pk}", before={"hits": before},
+            after={"hits": candidate.entry.hits})
     return _render(request, "kept", {"space": space, "c": candidate})
 
 
 @require_POST
-@login_required
+@person_may(Perm.MAINTAIN)
 def compact_start(request: HttpRequest, slug: str) -> HttpResponse:
     space = space_for_user(request, slug, native=True)
     job = runner.enqueue("compact", space=space, user=request.user)
-    record(request.user.username, "compact", space.slug, user=request.user)
+    audited(request, Action.SPACE_COMPACT, space.slug, after={"job": job.pk})
     return _job_response(request, space, job)
 
 
 @require_POST
-@login_required
+@person_may(Perm.MAINTAIN)
 def embed_start(request: HttpRequest, slug: str) -> HttpResponse:
     space = space_for_user(request, slug, native=True)
     if not vectors.enabled() or space.is_vault:
         raise Http404("embeddings are off, or this is a vault space")
     job = runner.enqueue("embed", space=space, user=request.user)
-    record(request.user.username, "embed", space.slug, user=request.user)
+    audited(request, Action.SPACE_EMBED, space.slug, after={"job": job.pk})
     return _job_response(request, space, job)
 
 
@@ -151,7 +155,7 @@ def _import_source(request: HttpRequest) -> Path:
 
 
 @require_POST
-@login_required
+@person_may(Perm.IMPORT)
 def import_history(request: HttpRequest, slug: str) -> HttpResponse:
     """A dry run shows what would be imported; "import" starts the job."""
     space = space_for_user(request, slug, native=True)
@@ -161,7 +165,8 @@ def import_history(request: HttpRequest, slug: str) -> HttpResponse:
         if request.POST.get("action") == "import":
             job = runner.enqueue("import_history", space=space, user=request.user, params={
                 "path": str(source), "format": fmt, "origin": origin, "actor": request.user.username})
-            record(request.user.username, "import", space.slug, user=request.user, path=str(source))
+            audited(request, Action.SPACE_IMPORT, space.slug, after={"job": job.pk, "path": str(source),
+                                                                   "format": fmt, "origin": origin})
             return _job_response(request, space, job)
         result = importers.run(space, importers.load(source, fmt, origin), dry_run=True)
     except (ValueError, OSError, KeyError) as exc:
@@ -171,7 +176,7 @@ def import_history(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.IMPORT)
 def retag_origin(request: HttpRequest, slug: str) -> HttpResponse:
     """Preview which entries a sessions.json map would re-label; "apply" starts the job."""
     space = space_for_user(request, slug, native=True)
@@ -181,6 +186,8 @@ def retag_origin(request: HttpRequest, slug: str) -> HttpResponse:
         if request.POST.get("action") == "apply":
             job = runner.enqueue("retag_origin", space=space, user=request.user,
                                  params={"path": str(source), "origin": origin, "actor": request.user.username})
+            audited(request, Action.SPACE_RETAG, space.slug, after={"job": job.pk, "path": str(source),
+                                                                   "origin": origin})
             return _job_response(request, space, job)
         changes = retag.preview(space, retag.load_mapping(source, origin))
     except (ValueError, OSError) as exc:
@@ -190,18 +197,18 @@ def retag_origin(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@person_may(Perm.EXPORT)
 def pack_export(request: HttpRequest, slug: str) -> HttpResponse:
     space = space_for_user(request, slug, native=True)
     data = packs.export(space)
-    record(request.user.username, "pack-export", space.slug, user=request.user, bytes=len(data))
+    audited(request, Action.PACK_EXPORT, space.slug, bytes=len(data))
     response = HttpResponse(data, content_type="application/gzip")
     response["Content-Disposition"] = f'attachment; filename="{space.slug}.memoryhub-pack.tar.gz"'
     return response
 
 
 @require_POST
-@login_required
+@person_may(Perm.IMPORT)
 def pack_import(request: HttpRequest) -> HttpResponse:
     """A pack becomes a new native space; the page of that space follows."""
     upload = request.FILES.get("pack")
@@ -213,6 +220,7 @@ def pack_import(request: HttpRequest) -> HttpResponse:
     except packs.PackError as exc:
         messages.error(request, str(exc))
         return redirect("dashboard:home")
-    record(request.user.username, "pack-import", space.slug, user=request.user)
+    audited(request, Action.PACK_IMPORT, space.slug, after={"space": space.slug,
+                                                            "entries": Entry.objects.filter(space=space).count()})
     messages.success(request, _("Imported into the new space %(slug)s.") % {"slug": space.slug})
     return redirect("dashboard:maintenance", slug=space.slug)

@@ -10,8 +10,7 @@ import json
 from datetime import datetime, time, timedelta
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -22,9 +21,11 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import trigger_client_event
 
-from memoryhub.audit.models import record
+from memoryhub.access.people import Perm
+from memoryhub.audit.actions import Action
+from memoryhub.audit.changes import differing, entry_state
 from memoryhub.core.ids import row_id, row_ids
-from memoryhub.dashboard.access import capabilities, query_with, space_context, space_for_user
+from memoryhub.dashboard.access import audited, capabilities, person_may, query_with, space_context, space_for_user
 from memoryhub.dashboard.forms.memories import EntryForm, MemoryFilterForm, NoteForm
 from memoryhub.dashboard.partials import after_action, htmx_partial, render_page
 from memoryhub.memories.write import gateway, marks
@@ -143,7 +144,7 @@ def listing_context(request: HttpRequest, space: MemorySpace, note_form: NoteFor
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def memories(request: HttpRequest, slug: str) -> HttpResponse:
     space = space_for_user(request, slug)
     return render_page(request, "dashboard/memories.html", "results", listing_context(request, space))
@@ -158,7 +159,7 @@ def native_entry(space: MemorySpace, pk: int) -> Entry:
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def entry_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """The full text of one entry (expanded in place, or as its own page)."""
     space = space_for_user(request, slug, native=True)
@@ -169,7 +170,7 @@ def entry_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
+@person_may(Perm.MEMORY_CHANGE)
 def entry_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Correct an entry; the new text is redacted like any write before it is stored."""
     space = space_for_user(request, slug, native=True)
@@ -179,8 +180,11 @@ def entry_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     context = {**space_context(space, "memories"), "entry": entry, "form": form}
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        redacted = gateway.edit(entry, title=data["title"], body=data["body"], category=data["category"],
-                                tags=data["tags"], actor=request.user.get_username()).redactions
+        before = entry_state(entry)
+        with transaction.atomic():
+            redacted = gateway.edit(entry, title=data["title"], body=data["body"], category=data["category"],
+                                    tags=data["tags"], actor=request.user.get_username()).redactions
+            audited(request, Action.ENTRY_EDIT, f"{space.slug}:{pk}", *differing(before, entry_state(entry)))
         if htmx_partial(request):
             return render(request, "dashboard/entry.html#entries",
                           {**context, "entries": [entry], "expanded": True, "redacted": redacted})
@@ -189,17 +193,18 @@ def entry_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.MEMORY_CHANGE)
 def entry_forget(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     space = space_for_user(request, slug, native=True)
     entry = native_entry(space, pk)
-    gateway.forget(entry, actor=request.user.get_username())
-    record(request.user.get_username(), "entry.forget", f"{space.slug}:{pk}", user=request.user)
+    with transaction.atomic():
+        gateway.forget(entry, actor=request.user.get_username())
+        audited(request, Action.ENTRY_FORGET, f"{space.slug}:{pk}", before=entry_state(entry))
     return after_action(request, None, {}, "dashboard:space", slug)
 
 
 @require_POST
-@login_required
+@person_may(Perm.MEMORY_CHANGE)
 def record_forget(request: HttpRequest, slug: str) -> HttpResponse:
     """Forget one record of a third-party space, where its provider can."""
     space = space_for_user(request, slug, can="forget")
@@ -211,12 +216,12 @@ def record_forget(request: HttpRequest, slug: str) -> HttpResponse:
     except ProviderError as exc:
         record_space_error(space, exc)
         return render(request, "dashboard/memories.html#inline-error", {"message": exc.message})
-    record(request.user.get_username(), "record.forget", f"{space.slug}:{record_id}", user=request.user)
+    audited(request, Action.RECORD_FORGET, f"{space.slug}:{record_id}", before={"id": record_id})
     return after_action(request, None, {}, "dashboard:space", slug)
 
 
 @require_POST
-@login_required
+@person_may(Perm.MEMORY_CHANGE)
 def note(request: HttpRequest, slug: str) -> HttpResponse:
     """"Note something": a person's write, through the same write gateway (redaction, facts) as an agent's."""
     space = space_for_user(request, slug, can="remember")
@@ -232,6 +237,9 @@ def note(request: HttpRequest, slug: str) -> HttpResponse:
             form.add_error(None, exc.message)
         else:
             context.update(note_form=NoteForm(), written=written)
+            stored = entry_state(written.entry) if written.entry else {"category": draft.category}
+            target = f"{space.slug}:{written.entry.pk}" if written.entry else written.id
+            audited(request, Action.ENTRY_NOTE, target, after={"id": written.id, "created": written.created, **stored})
     if not htmx_partial(request):
         if "written" in context:
             messages.success(request, _("Noted."))
@@ -244,7 +252,7 @@ def note(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.MEMORY_CHANGE)
 def bulk(request: HttpRequest, slug: str) -> HttpResponse:
     """Archive, unarchive or forget the selected entries, after a confirmation that says how many."""
     space = space_for_user(request, slug, native=True)
@@ -258,12 +266,16 @@ def bulk(request: HttpRequest, slug: str) -> HttpResponse:
     if request.POST.get("confirm") != "1":
         return render(request, "dashboard/memories.html#bulk-confirm", context)
     actor = request.user.get_username()
-    if action == "forget":
-        for entry in entries:
-            gateway.forget(entry, actor=actor)
-    else:
-        marks.archive(space, [e.pk for e in entries], archived=(action == "archive"), actor=actor)
-    record(actor, f"entry.bulk_{action}", space.slug, user=request.user, ids=[e.pk for e in entries])
+    with transaction.atomic():
+        if action == "forget":
+            before, after = {str(e.pk): entry_state(e) for e in entries}, None
+            for entry in entries:
+                gateway.forget(entry, actor=actor)
+        else:
+            before = {str(e.pk): {"archived": e.archived} for e in entries}
+            after = {str(e.pk): {"archived": action == "archive"} for e in entries}
+            marks.archive(space, [e.pk for e in entries], archived=(action == "archive"), actor=actor)
+        audited(request, f"entry.bulk_{action}", space.slug, before=before, after=after)
     context["done"] = {
         "archive": ngettext("Archived %(count)d entry.", "Archived %(count)d entries.", len(entries)),
         "unarchive": ngettext("Unarchived %(count)d entry.", "Unarchived %(count)d entries.", len(entries)),
@@ -275,7 +287,7 @@ def bulk(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def activity(request: HttpRequest, slug: str) -> HttpResponse:
     """The space's op log, newest first, paged by id."""
     space = space_for_user(request, slug, native=True)

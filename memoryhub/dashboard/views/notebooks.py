@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from memoryhub.access.people import Perm
 from memoryhub.audit.models import AuditEvent
+from memoryhub.dashboard.access import person_may
 from memoryhub.dashboard.partials import htmx_partial
 from memoryhub.memories.notebooks import hot as nb
 from memoryhub.spaces.models import Workspace
@@ -60,13 +61,13 @@ def answer(request: HttpRequest, workspace: Workspace | None, target: str, error
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def notebook_page(request: HttpRequest, scope: str) -> HttpResponse:
     return render(request, TEMPLATE, page_context(scope_workspace(scope)))
 
 
 @require_POST
-@login_required
+@person_may(Perm.MEMORY_CHANGE)
 def notebook_change(request: HttpRequest, scope: str, target: str, action: str) -> HttpResponse:
     """Add, replace or remove one entry through the same rules as the agents' memory tool."""
     workspace, target = scope_workspace(scope), checked_target(target)
@@ -83,7 +84,7 @@ def notebook_change(request: HttpRequest, scope: str, target: str, action: str) 
 
 
 @require_POST
-@login_required
+@person_may(Perm.IMPORT)
 def notebook_import(request: HttpRequest, scope: str, target: str) -> HttpResponse:
     """Replace a notebook with an uploaded `§` file; validated like any change, refused whole when over the limit."""
     workspace, target = scope_workspace(scope), checked_target(target)
@@ -106,7 +107,7 @@ def notebook_import(request: HttpRequest, scope: str, target: str) -> HttpRespon
 
 
 @require_GET
-@login_required
+@person_may(Perm.EXPORT)
 def notebook_download(request: HttpRequest, scope: str, target: str) -> HttpResponse:
     """The file as stored in the database (the source of truth), in the plain `§` format."""
     workspace, target = scope_workspace(scope), checked_target(target)

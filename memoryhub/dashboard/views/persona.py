@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from memoryhub.access.people import Perm
 from memoryhub.agents.models import LOCAL_ORIGIN
-from memoryhub.audit.models import record
-from memoryhub.dashboard.access import space_context, space_for_user
+from memoryhub.audit.actions import Action
+from memoryhub.audit.changes import fingerprint
+from memoryhub.dashboard.access import audited, person_may, space_context, space_for_user
 from memoryhub.dashboard.forms.memories import ProfileForm
 from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.dashboard.views.jobs import ACTIVE
@@ -30,14 +32,19 @@ def persona_context(space: MemorySpace, form: ProfileForm | None = None, saved: 
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
+@person_may(Perm.MEMORY_READ, post=Perm.MEMORY_CHANGE)
 def persona(request: HttpRequest, slug: str) -> HttpResponse:
     space = space_for_user(request, slug, native=True)
     if request.method == "POST":
         form = ProfileForm(request.POST)
         if form.is_valid():
-            Persona.objects.update_or_create(space=space, origin=LOCAL_ORIGIN, defaults={"profile": form.cleaned_data["profile"].strip()})
-            record(request.user.get_username(), "persona.edit", space.slug, user=request.user)
+            profile = form.cleaned_data["profile"].strip()
+            with transaction.atomic():
+                mine = Persona.objects.filter(space=space, origin=LOCAL_ORIGIN)
+                before = mine.values_list("profile", flat=True).first()
+                Persona.objects.update_or_create(space=space, origin=LOCAL_ORIGIN, defaults={"profile": profile})
+                audited(request, Action.PERSONA_EDIT, space.slug, before={"profile": fingerprint(before)},
+                        after={"profile": fingerprint(profile)})
             if not htmx_partial(request):
                 return redirect("dashboard:persona", slug)
             return render(request, "dashboard/persona.html#profile-form", persona_context(space, saved=True))
@@ -47,21 +54,21 @@ def persona(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.MEMORY_CHANGE)
 def rebuild(request: HttpRequest, slug: str) -> HttpResponse:
     """Queue a rebuild (one at a time per space) and answer with its progress row."""
     space = space_for_user(request, slug, native=True)
     job = Job.objects.filter(space=space, kind="persona_rebuild", status__in=ACTIVE).first()
     if job is None:
         job = runner.enqueue("persona_rebuild", space=space, user=request.user)
-        record(request.user.get_username(), "persona.rebuild", space.slug, user=request.user, job=job.pk)
+        audited(request, Action.PERSONA_REBUILD, space.slug, after={"job": job.pk})
     if not htmx_partial(request):
         return redirect("dashboard:persona", slug)
     return render(request, "dashboard/persona.html#job-status", {**space_context(space, "persona"), "job": job})
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def job_status(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     """The polled progress row; once the job ends it renders without the poll and tells the frame to reload."""
     space = space_for_user(request, slug, native=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -14,7 +13,10 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from memoryhub.audit.models import record
+from memoryhub.access.people import Perm
+from memoryhub.audit.actions import Action
+from memoryhub.audit.changes import differing
+from memoryhub.dashboard.access import audited, person_may
 from memoryhub.dashboard.forms.providers import ServiceForm
 from memoryhub.dashboard.partials import htmx_partial
 from memoryhub.spaces import secrets
@@ -84,7 +86,7 @@ def _card_response(request: HttpRequest, card: Card) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@person_may(Perm.CONFIGURE)
 def provider_list(request: HttpRequest) -> HttpResponse:
     counts = _space_counts()
     cards = [_card(kind, space_count=counts.get(kind, 0)) for kind in PROVIDERS]
@@ -92,21 +94,25 @@ def provider_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.CONFIGURE)
 def provider_save(request: HttpRequest, kind: str) -> HttpResponse:
     """Save a kind's service config; invalid input or an adapter's refusal changes nothing."""
     cls = _configurable_class(kind)
-    form = _form(cls, ProviderService.objects.filter(kind=kind).first(), data=request.POST)
+    service = ProviderService.objects.filter(kind=kind).first()
+    form = _form(cls, service, data=request.POST)
     error = ""
     if form.is_valid():
         values = form.values()
+        had = secrets.for_kind(kind)
         try:
-            save_service(kind, values)
+            saved = save_service(kind, values)
         except ProviderError as exc:
             error = exc.message
         else:
-            record(request.user.get_username(), "provider.save", kind, user=request.user,
-                   fields=sorted(k for k, v in values.items() if v not in ("", None)))
+            before, after = differing(service.config if service else {}, saved.config)
+            for key in (f.key for f in cls.service_fields if f.secret and values.get(f.key)):
+                before[key], after[key] = ("(a secret)" if had.get(key) else None), "(a new secret)"
+            audited(request, Action.PROVIDER_SAVE, kind, before=before, after=after)
             if htmx_partial(request):
                 return _card_response(request, _card(kind, saved=True))
             messages.success(request, _("%(label)s settings saved.") % {"label": cls.label})
@@ -121,7 +127,7 @@ def provider_save(request: HttpRequest, kind: str) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.CONFIGURE)
 def provider_test(request: HttpRequest, kind: str) -> HttpResponse:
     """"Test connection": the values in the form (saved or not), the service alone, or one space with `?space=`."""
     cls = _configurable_class(kind)
@@ -155,7 +161,7 @@ def provider_test(request: HttpRequest, kind: str) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.CONFIGURE)
 def provider_discover(request: HttpRequest, kind: str) -> HttpResponse:
     """OpenViking (or any adapter that discovers): list the users/roots the saved key can reach, to pick into a space."""
     if not _configurable_class(kind).discovers:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from memoryhub.access import policy
-from memoryhub.dashboard.access import space_context, space_for_user, space_tabs
+from memoryhub.access.people import Perm
+from memoryhub.dashboard.access import person_may, space_context, space_for_user, space_tabs
 from memoryhub.dashboard.forms.memories import RecallForm
 from memoryhub.dashboard.partials import render_page
 from memoryhub.memories.notebooks import hot
@@ -92,7 +92,7 @@ def preview_for(space: MemorySpace, query: str, max_chars: int) -> Context:
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def preview(request: HttpRequest, slug: str) -> HttpResponse:
     """Nothing here counts as access: inject never bumps hits and we never call note_recall."""
     space = space_for_user(request, slug)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -12,8 +11,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from memoryhub.access.people import Perm
 from memoryhub.core.errors import ApiError
-from memoryhub.dashboard.access import space_for_user
+from memoryhub.dashboard.access import person_may, space_for_user
 from memoryhub.dashboard.forms.spaces import SpaceForm
 from memoryhub.dashboard.partials import after_action, htmx_partial, render_page
 from memoryhub.dashboard.views.charts import with_sparklines
@@ -37,7 +37,7 @@ def overview_rows(**filters) -> list[MemorySpace]:
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def home(request: HttpRequest) -> HttpResponse:
     rows = overview_rows()
     return render(request, "dashboard/home.html", {"spaces": rows, "nav": "spaces",
@@ -45,7 +45,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
+@person_may(Perm.SPACES)
 def space_create(request: HttpRequest) -> HttpResponse:
     source = request.POST if request.method == "POST" else request.GET
     kind = source.get("provider") if source.get("provider") in PROVIDERS else MemorySpace.NATIVE
@@ -76,7 +76,7 @@ def space_create(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
+@person_may(Perm.SPACES)
 def space_edit(request: HttpRequest, slug: str) -> HttpResponse:
     space = space_for_user(request, slug)
     initial = {"name": space.name, "access": space.access, "active": space.active,
@@ -101,7 +101,7 @@ def done(request: HttpRequest, url: str) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.SPACES)
 def space_toggle(request: HttpRequest, slug: str) -> HttpResponse:
     """Activate or deactivate: an inactive space takes no automatic reads or writes."""
     space = space_for_user(request, slug)
@@ -111,7 +111,7 @@ def space_toggle(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
+@person_may(Perm.SPACES)
 def space_delete(request: HttpRequest, slug: str) -> HttpResponse:
     """Confirm first, saying exactly what goes: native data is lost, a third-party space is only disconnected."""
     space = space_for_user(request, slug)
@@ -134,7 +134,7 @@ def space_delete(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def search_all(request: HttpRequest) -> HttpResponse:
     """One query over every active, non-vault space, as an agent's memory_search would see it, without the bump."""
     query = request.GET.get("q", "").strip()[:500]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from memoryhub.dashboard.access import space_context, space_for_user
+from memoryhub.access.people import Perm
+from memoryhub.dashboard.access import person_may, space_context, space_for_user
 from memoryhub.dashboard.partials import render_page
 from memoryhub.memories.models import Entry, Topic
 
@@ -17,7 +17,7 @@ TURNS_SHOWN = 500
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def topic_list(request: HttpRequest, slug: str) -> HttpResponse:
     """Topics newest first, with their span, size, kind and keywords."""
     space = space_for_user(request, slug, native=True)
@@ -27,7 +27,7 @@ def topic_list(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@person_may(Perm.MEMORY_READ)
 def topic_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """One topic and its turns in order (the recall preview links its `t<id>` cards here)."""
     space = space_for_user(request, slug, native=True)

@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from memoryhub.audit.models import record
-from memoryhub.dashboard.access import space_context, space_for_user
+from memoryhub.access.people import Perm
+from memoryhub.audit.actions import Action
+from memoryhub.audit.changes import differing
+from memoryhub.dashboard.access import audited, person_may, space_context, space_for_user
 from memoryhub.dashboard.partials import render_page
 from memoryhub.spaces import space_settings
 
@@ -38,7 +40,7 @@ def rows(values: dict[str, Any], errors: dict[str, str], overrides: dict[str, An
 
 
 @require_http_methods(["GET", "POST"])
-@login_required
+@person_may(Perm.SPACES)
 def space_settings_page(request: HttpRequest, slug: str) -> HttpResponse:
     space = space_for_user(request, slug)
     current = space_settings.effective(space)
@@ -46,10 +48,10 @@ def space_settings_page(request: HttpRequest, slug: str) -> HttpResponse:
     values = current
     if request.method == "POST":
         if request.POST.get("reset"):
-            record(request.user.get_username(), "space.settings.reset", space.slug, user=request.user,
-                   before=space.settings)
-            space.settings = {}
-            space.save(update_fields=["settings"])
+            with transaction.atomic():
+                audited(request, Action.SPACE_SETTINGS_RESET, space.slug, before=space.settings, after={})
+                space.settings = {}
+                space.save(update_fields=["settings"])
             space.recount_cap()
             messages.info(request, _("Settings reset to the global defaults."))
             return redirect("dashboard:space_settings", slug=space.slug)
@@ -58,13 +60,14 @@ def space_settings_page(request: HttpRequest, slug: str) -> HttpResponse:
         if not errors:
             defaults = space_settings.defaults()
             overrides = {k: v for k, v in clean.items() if v != defaults[k]}
-            changed = {k: [current.get(k), clean[k]] for k in clean if clean[k] != current.get(k)}
+            before, after = differing({k: current.get(k) for k in clean}, clean)
             space.settings = {**{k: v for k, v in (space.settings or {}).items() if k not in space_settings.RULES},
                               **overrides}
-            space.save(update_fields=["settings"])
+            with transaction.atomic():
+                space.save(update_fields=["settings"])
+                if after:
+                    audited(request, Action.SPACE_SETTINGS, space.slug, before=before, after=after)
             space.recount_cap()
-            if changed:
-                record(request.user.get_username(), "space.settings", space.slug, user=request.user, changed=changed)
             messages.info(request, _("Settings saved; they apply from the next call."))
             return redirect("dashboard:space_settings", slug=space.slug)
         values = {**current, **posted}

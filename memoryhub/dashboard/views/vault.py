@@ -5,7 +5,6 @@ Only staff decide what an agent may read; the decisions themselves live in memor
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import user_passes_test
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Prefetch, Q
@@ -16,7 +15,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
+from memoryhub.access.people import Perm
 from memoryhub.core.ids import row_ids
+from memoryhub.dashboard.access import person_may
 from memoryhub.dashboard.partials import after_action, render_page
 from memoryhub.memories.models import CATEGORIES, Entry
 from memoryhub.memories.notebooks import export
@@ -25,7 +26,6 @@ from memoryhub.vault import grants
 from memoryhub.vault.models import AccessRequest, Grant
 
 EVENT_CATEGORIES = CATEGORIES[:6]
-staff_required = user_passes_test(lambda u: u.is_active and u.is_staff)
 
 
 def mark_seen() -> None:
@@ -45,7 +45,7 @@ def request_or_404(request_id: str) -> AccessRequest:
 
 
 @require_GET
-@staff_required
+@person_may(Perm.VAULT_READ)
 def entries(request: HttpRequest, companion: bool = False) -> HttpResponse:
     qs = Entry.objects.live().filter(space__access=MemorySpace.Access.VAULT).select_related("space")
     chosen = [c for c in request.GET.getlist("category") if c in CATEGORIES]
@@ -65,7 +65,7 @@ def entries(request: HttpRequest, companion: bool = False) -> HttpResponse:
 
 
 @require_GET
-@staff_required
+@person_may(Perm.VAULT_READ)
 def entry(request: HttpRequest, entry_id: int) -> HttpResponse:
     item = get_object_or_404(Entry.objects.live().select_related("space"), pk=entry_id)
     names = row_ids(item.related)
@@ -77,7 +77,7 @@ def entry(request: HttpRequest, entry_id: int) -> HttpResponse:
 
 
 @require_GET
-@staff_required
+@person_may(Perm.VAULT_DECIDE)
 def requests(request: HttpRequest) -> HttpResponse:
     grants.expire_idle()
     pending = with_entries(AccessRequest.objects.filter(status=AccessRequest.Status.PENDING))
@@ -99,7 +99,7 @@ def refused(request: HttpRequest, req: AccessRequest, message: str) -> HttpRespo
 
 
 @require_POST
-@staff_required
+@person_may(Perm.VAULT_DECIDE)
 def approve(request: HttpRequest, request_id: str) -> HttpResponse:
     with transaction.atomic():
         req = request_or_404(request_id)
@@ -125,7 +125,7 @@ def approve(request: HttpRequest, request_id: str) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@person_may(Perm.VAULT_DECIDE)
 def deny(request: HttpRequest, request_id: str) -> HttpResponse:
     with transaction.atomic():
         req = request_or_404(request_id)
@@ -136,7 +136,7 @@ def deny(request: HttpRequest, request_id: str) -> HttpResponse:
 
 
 @require_GET
-@staff_required
+@person_may(Perm.VAULT_DECIDE)
 def granted(request: HttpRequest) -> HttpResponse:
     grants.expire_idle()
     live = (Grant.objects.filter(ended_at__isnull=True, revoked_at__isnull=True)
@@ -147,7 +147,7 @@ def granted(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@person_may(Perm.VAULT_DECIDE)
 def revoke(request: HttpRequest, request_id: str) -> HttpResponse:
     grant = get_object_or_404(Grant, request_id=request_id)
     if grant.live:
@@ -160,7 +160,7 @@ def revoke(request: HttpRequest, request_id: str) -> HttpResponse:
 
 
 @require_GET
-@staff_required
+@person_may(Perm.EXPORT)
 def export_download(request: HttpRequest, slug: str) -> HttpResponse:
     workspace = get_object_or_404(Workspace, slug=slug)
     response = HttpResponse(export.render(workspace), content_type="text/markdown; charset=utf-8")

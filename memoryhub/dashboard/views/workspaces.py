@@ -8,27 +8,29 @@ whether vault spaces go in it (off by default: the agent can read the file in it
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from memoryhub.audit.models import record
+from memoryhub.access.people import Perm
+from memoryhub.audit.actions import Action
+from memoryhub.dashboard.access import audited, person_may
 from memoryhub.memories.notebooks import export
 from memoryhub.spaces.models import Workspace
 
 
 @require_GET
-@login_required
+@person_may(Perm.CONFIGURE)
 def workspace_list(request: HttpRequest) -> HttpResponse:
     workspaces = Workspace.objects.annotate(space_count=Count("spaces")).order_by("name", "slug")
     return render(request, "dashboard/workspaces.html", {"nav": "workspaces", "workspaces": workspaces})
 
 
 @require_POST
-@login_required
+@person_may(Perm.CONFIGURE)
 def workspace_export(request: HttpRequest, slug: str) -> HttpResponse:
     """Switch MEMORY.md export on or off (form field `export`: 1 or 0), or vault spaces in it (`vault`: 1 or 0);
     switching on writes the file soon after."""
@@ -36,10 +38,12 @@ def workspace_export(request: HttpRequest, slug: str) -> HttpResponse:
     if "vault" in request.POST:
         return include_vault(request, workspace, request.POST.get("vault") == "1")
     on = request.POST.get("export") == "1"
-    Workspace.objects.filter(pk=workspace.pk).update(export_memory_md=on)
+    with transaction.atomic():
+        Workspace.objects.filter(pk=workspace.pk).update(export_memory_md=on)
+        audited(request, Action.WORKSPACE_EXPORT_ON if on else Action.WORKSPACE_EXPORT_OFF, workspace.slug,
+                before={"export_memory_md": workspace.export_memory_md}, after={"export_memory_md": on},
+                path=workspace.path)
     workspace.export_memory_md = on
-    record(request.user.get_username(), "workspace.export_on" if on else "workspace.export_off", workspace.slug,
-           user=request.user, path=workspace.path)
     if on:
         export.enqueue(workspace)
         messages.success(request, _("MEMORY.md will be written to %(path)s.") % {"path": workspace.path})
@@ -50,10 +54,12 @@ def workspace_export(request: HttpRequest, slug: str) -> HttpResponse:
 
 def include_vault(request: HttpRequest, workspace: Workspace, on: bool) -> HttpResponse:
     """Vault spaces in the workspace's MEMORY.md or not (audited); the file is rewritten when the export is on."""
-    Workspace.objects.filter(pk=workspace.pk).update(export_vault=on)
+    with transaction.atomic():
+        Workspace.objects.filter(pk=workspace.pk).update(export_vault=on)
+        audited(request, Action.WORKSPACE_EXPORT_VAULT_ON if on else Action.WORKSPACE_EXPORT_VAULT_OFF,
+                workspace.slug, before={"export_vault": workspace.export_vault}, after={"export_vault": on},
+                path=workspace.path)
     workspace.export_vault = on
-    record(request.user.get_username(), "workspace.export_vault_on" if on else "workspace.export_vault_off",
-           workspace.slug, user=request.user, path=workspace.path)
     if workspace.export_memory_md:
         export.enqueue(workspace)
     if on:

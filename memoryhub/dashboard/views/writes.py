@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from memoryhub.audit.models import record
+from memoryhub.access.people import Perm
+from memoryhub.audit.actions import Action
+from memoryhub.dashboard.access import audited, person_may
 from memoryhub.dashboard.partials import render_page
 from memoryhub.jobs import runner
 from memoryhub.memories.models import RemoteWrite
@@ -20,7 +21,7 @@ UNPROVEN = (RemoteWrite.State.PENDING_VERIFICATION, RemoteWrite.State.UNKNOWN)  
 
 
 @require_GET
-@login_required
+@person_may(Perm.OBSERVE)
 def write_list(request: HttpRequest) -> HttpResponse:
     state = request.GET.get("state", "")
     writes = RemoteWrite.objects.select_related("space")
@@ -34,12 +35,12 @@ def write_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@person_may(Perm.MAINTAIN)
 def write_recheck(request: HttpRequest, write_id: int) -> HttpResponse:
     """Queue a new verification of one unproven write; nothing is ever re-sent automatically."""
     write = get_object_or_404(RemoteWrite, pk=write_id, state__in=UNPROVEN)
-    runner.enqueue("verify_write", space=write.space, params={"write": write.pk}, user=request.user)
-    record(request.user.get_username(), "remote_write.recheck", str(write.pk), user=request.user,
-           space=write.space.slug)
+    job = runner.enqueue("verify_write", space=write.space, params={"write": write.pk}, user=request.user)
+    audited(request, Action.REMOTE_WRITE_RECHECK, str(write.pk), before={"state": write.state},
+            after={"job": job.pk}, space=write.space.slug)
     messages.info(request, _("Re-check queued; the result shows here when the job finishes."))
     return redirect(f"{reverse('dashboard:writes')}?state=check")

@@ -313,11 +313,13 @@ def _commit(workspace: Workspace | None, books: dict[str, Notebook], working: di
             summary = {"removed": " | ".join(preview(a.before) for a in changed if a.before),
                        "added": " | ".join(preview(a.after) for a in changed if a.after)}
             record(actor, "notebook.import", f"{where}/{FILENAMES[target]}", user=user,
-                   **{k: clip(v, 500) for k, v in summary.items() if v})
+                   before={"text": clip(summary["removed"], 500)} if summary["removed"] else None,
+                   after={"text": clip(summary["added"], 500)} if summary["added"] else None)
     else:
         for a in changed:
             record(actor, f"notebook.{a.action}", f"{where}/{FILENAMES[a.target]}", user=user,
-                   **{k: preview(v) for k, v in (("removed", a.before), ("added", a.after)) if v})
+                   before={"text": preview(a.before)} if a.before else None,
+                   after={"text": preview(a.after)} if a.after else None)
     mirror(workspace, changed, actor=actor, session_id=session_id, origin=origin)
 
 
