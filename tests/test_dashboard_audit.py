@@ -66,3 +66,26 @@ def test_the_admin_cannot_add_change_or_delete_audit_events(client, django_user_
     assert changelist.status_code in (200, 302)
     event.refresh_from_db()
     assert event.actor == "alice" and AuditEvent.objects.count() == 1
+
+
+def test_an_action_the_registry_does_not_know_is_refused():
+    with pytest.raises(ValueError):
+        record("alice", "space.explode", "billing")
+    assert not AuditEvent.objects.exists()
+
+
+def test_a_memory_edit_is_audited_with_before_and_after_but_never_its_words(client, staff):
+    from memoryhub.memories.write import gateway
+    from memoryhub.spaces.models import MemorySpace
+
+    space = MemorySpace.objects.create(slug="notes", name="Notes")
+    entry = gateway.write(space, gateway.Draft(title="plans", body="the surprise party is on friday")).entry
+    client.post(f"/spaces/notes/entries/{entry.pk}/edit/", {"title": "plans", "body": "the party moved to saturday",
+                                                            "category": "decision", "tags": "party"})
+    event = AuditEvent.objects.get(action="entry.edit")
+    assert event.actor == "alice" and event.target == f"notes:{entry.pk}"
+    assert set(event.before) == set(event.after) == {"body", "category", "tags"}
+    assert event.before["body"]["chars"] == len("the surprise party is on friday") and event.after["tags"] == ["party"]
+    assert "friday" not in str(event.__dict__) and "saturday" not in str(event.__dict__)
+    html = client.get(reverse("dashboard:audit")).content.decode()
+    assert "memory edited" in html and "31 chars" in html and "tags: <del>[]</del> → <ins>party</ins>" in html

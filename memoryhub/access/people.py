@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.models import MemorySpace, Workspace
 
 
 class Perm(models.TextChoices):
@@ -87,3 +87,8 @@ def may_open(who: Person, space: MemorySpace) -> bool:
     """A space's pages: its memories need MEMORY_READ, a vault's need VAULT_READ as well (it is as if a vault
     space did not exist for anyone without it, as for agents)."""
     return who.may(Perm.MEMORY_READ) and (not space.is_vault or who.may(Perm.VAULT_READ))
+
+
+def may_export(who: Person, workspace: Workspace) -> bool:
+    """A workspace's MEMORY.md carries its vault spaces' memories once a person put them in (export_vault)."""
+    return who.may(Perm.EXPORT) and (not workspace.export_vault or who.may(Perm.VAULT_READ))

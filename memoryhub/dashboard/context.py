@@ -5,10 +5,15 @@ from __future__ import annotations
 from django.db.models import F, Q
 from django.http import HttpRequest
 
+from memoryhub.access import people
+from memoryhub.access.people import Perm
+
 
 def sidebar(request: HttpRequest) -> dict:
-    user = getattr(request, "user", None)
-    if not (user and user.is_authenticated) or request.path.startswith("/api/"):
+    """Only for a person who may decide vault requests: the signals say something about what the vault holds."""
+    if not hasattr(request, "user") or request.path.startswith("/api/"):
+        return {}
+    if not people.person(request).may(Perm.VAULT_DECIDE):
         return {}
     return {"pending_requests": pending_requests(), "vault_unseen": vault_unseen}
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from memoryhub.audit.actions import Action
+
 
 class AuditFilterForm(forms.Form):
     actor = forms.CharField(label=_("Who"), required=False, max_length=200)
@@ -16,7 +18,8 @@ class AuditFilterForm(forms.Form):
 
     def __init__(self, *args, actions: list[str] = (), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["action"].choices = [("", _("every action"))] + [(a, a) for a in actions]
+        labels = dict(Action.choices)
+        self.fields["action"].choices = [("", _("every action"))] + [(a, labels.get(a, a)) for a in actions]
 
     def value(self, name: str):
         """A filter's cleaned value; a bad one is ignored (and shown as an error beside its field)."""

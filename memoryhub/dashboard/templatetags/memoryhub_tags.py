@@ -99,3 +99,20 @@ def waited_for(job) -> str:
     """How long a job waited for a worker (so far, while it is still queued)."""
     start = job.started_at or (timezone.now() if job.status == job.Status.QUEUED else None)
     return span(max(timedelta(0), start - job.created_at).total_seconds()) if start else ""
+
+
+@register.filter
+def audit_value(value) -> str:
+    """One side of an audit record's change in a line: a text's fingerprint as its length and digest, a mapping
+    as key=value pairs, a list joined; never more than 160 characters."""
+    if value is None:
+        return "—"
+    if isinstance(value, dict) and set(value) == {"chars", "sha256"}:
+        text = _("%(chars)s chars · #%(digest)s") % {"chars": value["chars"], "digest": str(value["sha256"])[:8]}
+    elif isinstance(value, dict):
+        text = ", ".join(f"{k}={audit_value(v)}" for k, v in value.items()) or "{}"
+    elif isinstance(value, list):
+        text = ", ".join(audit_value(v) for v in value) or "[]"
+    else:
+        text = str(value)
+    return text if len(text) <= 160 else text[:159] + "…"

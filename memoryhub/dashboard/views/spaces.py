@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from memoryhub.access import people
 from memoryhub.access.people import Perm
 from memoryhub.core.errors import ApiError
 from memoryhub.dashboard.access import person_may, space_for_user
@@ -39,7 +40,8 @@ def overview_rows(**filters) -> list[MemorySpace]:
 @require_GET
 @person_may(Perm.MEMORY_READ)
 def home(request: HttpRequest) -> HttpResponse:
-    rows = overview_rows()
+    who = people.person(request)
+    rows = [row for row in overview_rows() if people.may_open(who, row)]
     return render(request, "dashboard/home.html", {"spaces": rows, "nav": "spaces",
                                                    "no_memories": not any(row.entry_count for row in rows)})
 

@@ -8,13 +8,14 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Prefetch, Q
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
+from memoryhub.access import people
 from memoryhub.access.people import Perm
 from memoryhub.core.ids import row_ids
 from memoryhub.dashboard.access import person_may
@@ -163,6 +164,8 @@ def revoke(request: HttpRequest, request_id: str) -> HttpResponse:
 @person_may(Perm.EXPORT)
 def export_download(request: HttpRequest, slug: str) -> HttpResponse:
     workspace = get_object_or_404(Workspace, slug=slug)
+    if not people.may_export(people.person(request), workspace):
+        raise Http404("no such export")
     response = HttpResponse(export.render(workspace), content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{export.FILENAME}"'
     return response
