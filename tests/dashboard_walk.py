@@ -113,7 +113,8 @@ ROWS: dict[str, Row] = {
     "bulk": space_row(methods=("POST",), post=lambda w, s: {
         "action": "archive", "ids": [w["entries"][s][1]], "confirm": "1"}),
     "entry": space_row(shows=True, args=lambda w, s: {"slug": s, "pk": w["entries"][s][0]}),
-    "entry_edit": space_row(methods=("GET", "POST"), shows=True, args=lambda w, s: {"slug": s, "pk": w["entries"][s][0]},
+    "entry_edit": space_row(methods=("GET", "POST"), shows=True,
+                            args=lambda w, s: {"slug": s, "pk": w["entries"][s][0]},
                             post=lambda w, s: {"title": "corrected", "body": "corrected body", "category": "general",
                                                "tags": "kept"}),
     "entry_forget": space_row(methods=("POST",), args=lambda w, s: {"slug": s, "pk": w["entries"][s][1]}),

@@ -5,9 +5,11 @@ README states, not against the policy's table.
 Each view declares the permission it needs (`dashboard/access.person_may`, read here as `view.permission`); a
 role gets the page when the README gives it that permission (and, for a vault space, also VAULT_READ). Not
 signed in is always the login form; a refused role is 403, and nothing it asks changes a row or shows a
-word of a vault entry (`mkvault` is in every kind of vault record). Staff get every page (200 or a redirect)
-and the space's own marker where the page shows memories. A URL without a row in ROWS, or a view without a
-declaration, fails here the day it is added, as a tool without a row fails the agent matrix.
+word of a vault entry (`mkvault` is in every kind of vault record). Staff get every page by GET (200 or a
+redirect; the space's own marker where the page shows memories) and 405 for a method a view does not take;
+their POSTs change what they ask for, so tests/test_audit_walk.py makes each one on a world of its own and
+holds it to the same answer. A URL without a row in ROWS, or a view without a declaration, fails here the day
+it is added, as a tool without a row fails the agent matrix.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def test_every_route_outside_the_dashboard_is_one_people_do_not_browse_memories_
 
 
 def test_every_dashboard_view_declares_the_permission_it_needs():
-    undeclared = [name for name, route in DASHBOARD.items() if not isinstance(getattr(route.callback, "permission", None), dict)]
+    undeclared = [name for name, route in DASHBOARD.items()
+                  if not isinstance(getattr(route.callback, "permission", None), dict)]
     assert undeclared == [], "decorate these views with @person_may(Perm....)"
 
 
