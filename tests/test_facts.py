@@ -96,7 +96,7 @@ def test_dislike_is_negative_preference_and_kills_the_match(space):
 def test_single_valued_predicates_replace(space):
     say(space, "我是一名后端工程师")
     say(space, "I'm a data scientist")
-    assert current(space, "role") == ["data scientist"]
+    assert current(space, "job") == ["data scientist"]
     say(space, "请用中文回答")
     say(space, "please reply in English")
     assert current(space, "language") == ["English"]
@@ -134,9 +134,9 @@ def test_current_facts_accepts_many_spaces(space):
     ("我叫张三", [("name", "张三", False)]),
     ("我叫你小明", [("calledBy", "小明", False)]),
     ("I'll call you Jarvis", [("calledBy", "Jarvis", False)]),
-    ("我是一名后端工程师", [("role", "后端工程师", False)]),
-    ("I'm a backend developer.", [("role", "backend developer", False)]),
-    ("以后都用中文和我交流", [("language", "Chinese", False)]),
+    ("我是一名后端工程师", [("job", "后端工程师", False)]),
+    ("I'm a backend developer.", [("job", "backend developer", False)]),
+    ("以后都用中文和我交流", [("language", "中文", False)]),
     ("Please always reply in English", [("language", "English", False)]),
     ("模型换成 deepseek-chat", [("model", "deepseek-chat", False)]),
     ("我喜欢简洁的回答，不喜欢太长的解释", [("preference", "简洁的回答", False), ("preference", "太长的解释", True)]),

@@ -118,11 +118,12 @@ def test_frame_by_rules_from_facts(space):
     frame = persona.project_frame(space)
     assert frame.splitlines() == [
         "Call the user: 王哥",
-        "Role: 后端工程师",
+        "Job: 后端工程师",
         "Prefers: 简洁的回答; dark mode",
+        "Dislikes: emojis",
         "Paths: /srv/app/memoryhub",
     ]
-    assert "老王" not in frame and "emojis" not in frame  # negatives are never injected
+    assert "老王" not in frame  # a name not to be called is never shown; a dislike is shown as one
 
 
 def test_frame_has_no_internal_details(space):
@@ -254,8 +255,8 @@ def test_rebuild_without_llm_uses_rules(space, settings):
     say(space, "I'm a backend developer")
     result = persona.rebuild(space)
     assert result == {"method": "rules", "asserted": 0, "invalidated": 0, "rejected": 0, "error": "",
-                      "events": 0, "frame": "Role: backend developer"}
-    assert Persona.objects.get(space=space).frame == "Role: backend developer"
+                      "events": 0, "frame": "Job: backend developer"}
+    assert Persona.objects.get(space=space).frame == "Job: backend developer"
 
 
 def test_rebuild_keeps_frame_echo_entries_away_from_the_model(space):

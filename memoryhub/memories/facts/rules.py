@@ -1,14 +1,26 @@
-"""Rule-based fact extraction: explicit Chinese/English sentence patterns only, so ordinary talk yields nothing.
+"""Rule-based fact extraction: what people say about themselves, by the declared patterns of english.py and
+chinese.py, so ordinary talk yields nothing.
+
+A statement is cut into sentences and clauses. A clause is tried against the table of its language, first row
+first, at its start (after fillers such as "btw", 对了); the first row that fits gives its claims. Gates keep
+out what is not a standing fact about the speaker: questions (a polite request such as "Could you answer in
+French?" only for request rows), hypotheticals (if, 如果 … to the end of the sentence), would/could/might,
+other people (a clause about "my coworker" or 她 gives the user nothing, and a following clause without a
+subject stays theirs: 我女儿叫朵朵，今年五岁), quoted text, tasks of the moment. A clause without a subject goes on
+the previous clause's (我叫王磊，在杭州工作 → 我在杭州工作).
 
 Claims are about whoever speaks: the user, unless a line is labelled with another speaker's name
-("Caroline: I love painting" is Caroline's, not the user's). Values that point elsewhere ("visiting
-there", "holding them") or habits told in the past ("always dreamed of …") are not facts.
+("Caroline: I love painting" is Caroline's, not the user's).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+
+from memoryhub.memories.facts import values, vocab
+from memoryhub.memories.facts.table import Pattern, compile_rows
 
 
 @dataclass(frozen=True)
@@ -21,80 +33,85 @@ class Claim:
     negative: bool = False
 
 
-# A rule only fires when nothing but these fillers precede it in its clause: "他叫我去开会" stays silent.
-_FILLER = re.compile(
-    r"^(?:(?:那么?|好的?|嗯|哦|对了|另外|还有|然后|记住|请记住|注意|ok(?:ay)?|so|also|and|oh|btw|hey|well|just)"
-    r"[\s,，~～]*)*$",
-    re.I,
-)
-_QUESTION = re.compile(r"[?？]\s*$|(?:吗|呢)\s*$|哪|什么|怎么|为什么|为何|多少|谁")
-_SENTENCE = re.compile(r"[^。！？!?；;\n]+[。！？!?；;\n]*")
+@lru_cache(maxsize=1)
+def tables() -> dict[str, list[Pattern]]:
+    """The compiled tables, English and Chinese (compiled once, on first use)."""
+    from memoryhub.memories.facts.chinese import ROWS as ZH
+    from memoryhub.memories.facts.english import ROWS as EN
+
+    return {"en": compile_rows(EN, "en"), "zh": compile_rows(ZH, "zh")}
+
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?\n]*")
 _EN_PERIOD = re.compile(r"(?<=[A-Za-z0-9)\"'])\.(?:\s+|$)")
-_CLAUSE = re.compile(r"[，,]|\s+but\s+|\s+however\s+", re.I)
+_QUOTED = re.compile(r"[\"“]([^\"”]{12,})[\"”]|(?<![A-Za-z])'([^']{12,})'(?![A-Za-z])|「([^」]{8,})」")
 
-_ADV_LATER = r"(?:以后|今后|之后|从现在起|从今天起|往后)?"
-_ZH_ADV = r"(?:很|最|也|更|还|一直|比较|特别|非常|真的|都)*"
-_LANGS = {
-    "中文": "Chinese", "汉语": "Chinese", "简体中文": "Chinese", "繁体中文": "Traditional Chinese",
-    "英文": "English", "英语": "English", "日语": "Japanese", "日文": "Japanese", "韩语": "Korean",
-    "法语": "French", "德语": "German", "西班牙语": "Spanish", "俄语": "Russian",
-}
-_EN_LANGS = "chinese|english|japanese|korean|french|german|spanish|russian|portuguese|italian"
-_ROLE_ZH = (r"工程师|程序员|开发者|开发|设计师|学生|研究生|博士生?|老师|教师|教授|产品经理|项目经理|经理|"
-            r"运维|架构师|分析师|科学家|研究员|作家|编辑|医生|律师|创业者|站长|主播|画师|译者|翻译|测试|运营|记者|会计")
-_ROLE_EN = (r"developer|engineer|designer|student|teacher|professor|researcher|scientist|manager|architect|"
-            r"analyst|writer|doctor|lawyer|founder|programmer|sysadmin|consultant|freelancer|maintainer|tester")
-_MODEL_FAMILIES = ("gpt", "claude", "deepseek", "llama", "qwen", "gemini", "mistral", "glm", "kimi", "o1", "o3")
-_MODEL_ID = r"(?P<v>[A-Za-z][\w.:/-]{1,60})"
+_EN_CONTRACTIONS = [(re.compile(p, re.I), r) for p, r in (
+    (r"\bi'm\b", "I am"), (r"\bi've\b", "I have"), (r"\bi'd\b", "I would"), (r"\bi'll\b", "I will"),
+    (r"\bwe're\b", "we are"), (r"\bwe've\b", "we have"), (r"\bwe'd\b", "we would"), (r"\bcan't\b", "cannot"),
+    (r"\bwon't\b", "will not"), (r"\b(\w+)n't\b", r"\1 not"), (r"\bit's\b", "it is"), (r"\bthat's\b", "that is"),
+    (r"\bthere's\b", "there is"), (r"\bi\s+gotta\b", "I have to"), (r"\bwanna\b", "want to"),
+    (r"\bgonna\b", "going to"))]
+_EN_FILLER = re.compile(
+    r"(?:(?:hey|hi|hello|hiya|yo|so|also|and|but|oh|ok|okay|well|btw|by\s+the\s+way|fyi|actually|honestly|anyway|"
+    r"anyways|just\s+so\s+you\s+know|for\s+the\s+record|for\s+context|fun\s+fact|remember|remember\s+that|"
+    r"note\s+that|please\s+note\s+that|please\s+remember\s+that|keep\s+in\s+mind\s+that|as\s+you\s+know|"
+    r"you\s+know|to\s+be\s+honest|frankly|basically|yeah|yes|yep|um|uh|by\s+profession|by\s+trade|"
+    r"professionally|originally|in\s+fact|personally|as\s+for\s+me|about\s+me|nice\s+to\s+meet\s+you|"
+    r"good\s+(?:morning|evening|afternoon)|for\s+your\s+information|quick\s+note|just\s+a\s+heads\s+up|"
+    r"heads\s+up|one\s+more\s+thing|oh\s+and|there|these\s+days|nowadays|lately|at\s+the\s+moment|"
+    r"(?:this|next)\s+year|for\s+now|right\s+now)\b[\s,!.:;-]*)*", re.I)
+_ZH_FILLER = re.compile(
+    r"(?:(?:那么?|好的?|嗯+|哦|噢|对了|另外|还有|然后|记住|请记住|你要记住|注意|补充一下|提醒一下|顺便说一下|顺便|"
+    r"其实|说实话|老实说|告诉你|跟你说|我跟你说|话说|大家好|你好|您好|嗨|哈喽|因为|所以|而且|不过|ok|OK|"
+    r"今年|明年|去年|最近|现在|目前|以后|今后|将来|从小|从今天起|从现在起|这些年|这几年|平时)[\s,，~～!！]*)*")
+_EN_CLAUSE = re.compile(
+    r"\s*[,;:]\s*|\s+-\s+|\s+(?:but|however|whereas)\s+|\s+(?:and|so|because)\s+(?=(?:i|my|we|our)\b)", re.I)
+_ZH_CLAUSE = re.compile(r"[，,；;：:、]?(?:但是|不过|可是|而且|并且|所以|因为|然后)|[，,；;：:]")
 
-# (predicate, negative, kind of value, pattern); negative rules come before their positive twins.
-_RULES: list[tuple[str, bool, str, re.Pattern]] = [
-    ("nickname", True, "name", re.compile(
-        _ADV_LATER + r"你?(?:就)?(?:别|不要|不用|甭|不许|不准|请勿|请不要|请别)再?"
-        r"(?:叫|喊|称呼)我(?:为|做|作)?(?P<v>.+)")),
-    ("nickname", False, "name", re.compile(
-        _ADV_LATER + r"你?(?:就|可以|请|都)*(?:叫|喊|称呼)我(?:为|做|作)?(?P<v>.+)")),
-    ("calledBy", False, "name", re.compile(_ADV_LATER + r"我(?:就|会)?(?:叫|喊|称呼)你(?:为|做)?(?P<v>.+)")),
-    ("name", False, "name", re.compile(r"我(?:的名字(?:是|叫)|名字(?:是|叫)|名叫|叫)(?P<v>.+)")),
-    ("nickname", True, "name", re.compile(
-        r"\b(?:please\s+)?(?:don'?t|do not|never|stop|no longer)\s+(?:call(?:ing)?|address(?:ing)?)\s+me\s+(?:as\s+)?"
-        r"(?P<v>.+)", re.I)),
-    ("nickname", False, "name", re.compile(
-        r"\b(?:you\s+(?:can|may|should)\s+|please\s+|now\s+)*(?:call|address)\s+me\s+(?:as\s+)?(?P<v>.+)", re.I)),
-    ("calledBy", False, "name", re.compile(r"\bi(?:'ll| will)\s+call\s+you\s+(?P<v>.+)", re.I)),
-    ("name", False, "name", re.compile(r"\b(?:my name(?:'s| is)|i(?:'m| am) called)\s+(?P<v>.+)", re.I)),
-    ("role", False, "text", re.compile(
-        r"我(?:是一名|是一个|是一位|是个|是|的职业是|的工作是)(?P<v>.{0,12}?(?:" + _ROLE_ZH + r"))$")),
-    ("role", False, "text", re.compile(
-        r"\bi(?:'m| am| work as)\s+(?:a|an)\s+(?P<v>(?:[\w+#.-]+\s+){0,3}?(?:" + _ROLE_EN + r"))$", re.I)),
-    ("language", False, "lang", re.compile(
-        r"(?:请|以后|都|统一|一律)*(?:用|使用|说)(?P<v>" + "|".join(sorted(_LANGS, key=len, reverse=True))
-        + r")(?:来)?(?:回答|回复|交流|沟通|答复|和我|跟我|对我)")),
-    ("language", False, "lang", re.compile(
-        r"\b(?:please\s+)?(?:always\s+)?(?:reply|respond|answer|talk|speak|write)(?:\s+to\s+me)?\s+in\s+(?P<v>"
-        + _EN_LANGS + r")\b", re.I)),
-    ("model", False, "model", re.compile(
-        r"我?(?:现在|目前)?(?:用的|使用的|在用的)?模型"
-        r"(?:是|换成了?|改成了?|切换到了?|切到了?|改用了?)\s*" + _MODEL_ID)),
-    ("model", False, "model", re.compile(
-        r"\b(?:my\s+model\s+is\s+|i(?:'m| am)\s+(?:now\s+)?using\s+(?:the\s+)?model\s+|"
-        r"switch(?:ed)?\s+the\s+model\s+to\s+)" + _MODEL_ID, re.I)),
-    ("preference", True, "text", re.compile(r"我?" + _ZH_ADV + r"(?:不喜欢|不爱|讨厌|反感|受不了)(?P<v>.+)")),
-    ("preference", False, "text", re.compile(r"我?" + _ZH_ADV + r"(?:喜欢|偏好|偏爱|爱用|喜爱)(?P<v>.+)")),
-    ("preference", True, "words", re.compile(
-        r"\bi\s+(?:really\s+)?(?:(?:don'?t|do\s+not)\s+(?:really\s+)?(?:like|enjoy)|dislike|hate|can'?t\s+stand)\s+"
-        r"(?P<v>.+)", re.I)),
-    ("preference", False, "words", re.compile(
-        r"\bi\s+(?:really\s+|also\s+|much\s+|generally\s+|strongly\s+)*(?:prefer|like|love|enjoy)\s+(?P<v>.+)", re.I)),
-    ("skill", False, "text", re.compile(r"我" + _ZH_ADV + r"(?:擅长|精通|熟悉|熟练掌握)(?P<v>.+)")),
-    ("skill", False, "words", re.compile(
-        r"\bi(?:'m| am)\s+(?:really\s+|very\s+|pretty\s+)?"
-        r"(?:good\s+at|skilled\s+(?:at|in|with)|proficient\s+(?:in|with)|experienced\s+(?:in|with)|"
-        r"an\s+expert\s+(?:in|on|at)|fluent\s+in|familiar\s+with)\s+(?P<v>.+)", re.I)),
-    ("habit", False, "text", re.compile(r"我(?:平时|通常|每天|一般都|习惯于?|习惯性地?)(?P<v>.+)")),
-    ("habit", False, "words", re.compile(
-        r"\bi\s+(?:usually|always|normally|typically|habitually|tend\s+to)\s+(?P<v>.+)", re.I)),
-]
+_EN_QUESTION = re.compile(r"\?\s*$|^(?:what|where|when|who|whom|whose|why|how|which|do|does|did|is|are|am|was|"
+                          r"were|can|could|would|will|should|shall|may|might|have|has)\b", re.I)
+_EN_POLITE = re.compile(r"^(?:(?:could|can|would|will)\s+you\s+(?:please\s+)?|please\s+)", re.I)
+_ZH_QUESTION = re.compile(r"[?？]\s*$|(?:吗|呢|么|没有|不)\s*[?？]?\s*$|什么|哪|怎么|为什么|为何|多少|谁|几岁|几个|是否")
+_ZH_POLITE = re.compile(r"^(?:你|您)?(?:能不能|可不可以|能否|能|可以|麻烦你?|请你?)")
+
+_EN_HYPOTHETICAL = re.compile(r"^(?:if|suppose|supposing|imagine|pretend|assuming|assume|what\s+if|let's\s+say|"
+                              r"let\s+us\s+say|hypothetically|in\s+a\s+world|unless|in\s+case|say)\b|\bif\b", re.I)
+_EN_MODAL = re.compile(r"\b(?:would|could|might|should|wish)\b(?!\s+(?:like|love|prefer)\s+to\b)(?!\s+prefer\b)",
+                       re.I)
+_ZH_HYPOTHETICAL = re.compile(r"如果|假如|假设|要是|万一|假若|倘若|假使|的话|想象一下|设想")
+
+_EN_USER = re.compile(r"^(?:i|me|my|mine|we|our|us)\b", re.I)
+_EN_OTHERS = re.compile(
+    r"^(?:my|our)\s+(?:[\w-]+\s+){0,2}?"
+    + vocab.alt(" ".join(vocab.EN_RELATIONS.values()) + " " + vocab.EN_OTHER_WORDS + " " + vocab.EN_PET_WORDS)
+    + r"s?\b|^(?:he|she|they|his|her|their|someone|somebody|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:is|was|has|had|"
+    r"lives|works|loves|likes|says|said))\b")
+_EN_SUBJECTLESS = re.compile(r"^(?!(?:i|you|he|she|it|we|they|my|your|his|her|our|their|the|a|an|this|that|"
+                             r"there|to|in|on|at|for|with|and|or|but|so|not|no|yes)\b)[a-z]", re.I)
+_ZH_USER = re.compile(r"^(?:我|本人|咱)")
+_ZH_OTHERS = re.compile(
+    r"^我们?(?:的|家的?)?"
+    + vocab.alt(" ".join(vocab.ZH_RELATIONS.values()) + " " + vocab.ZH_OTHER_WORDS + " " + vocab.ZH_PET_WORDS)
+    + r"|^(?:他|她|它|人家|别人|有人|那个人|这个人|小说|故事|电影|书里|文章)")
+_ZH_RELATIVE_FIRST = re.compile(vocab.alt(" ".join(vocab.ZH_RELATIONS.values())) + "(?:叫|名叫|的名字)")
+_ZH_YOU = re.compile(r"^(?:你|您|请)")
+
+
+def extract(text: str) -> list[Claim]:
+    """Claims from the declared patterns, each about its speaker (the user unless a line names another)."""
+    claims: list[Claim] = []
+    for subject, said in _by_speaker(text or ""):
+        for sentence in _sentences(said):
+            for claim in _sentence_claims(sentence):
+                claim = Claim(subject, claim.predicate, claim.value, claim.negative)
+                if claim not in claims:
+                    claims.append(claim)
+    return claims
+
+
+# --- speakers and sentences -------------------------------------------------------------------
 
 # A speaker label: one to three capitalised words, or a short Chinese name, then a colon.
 _SPEAKER = re.compile(r"^\s*(?P<name>[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30}){0,2}|[\u4e00-\u9fff]{2,4})(?::\s+|：\s*)")
@@ -104,47 +121,6 @@ _NOT_SPEAKERS = frozenset(
     """note notes update summary question answer q a ps fyi edit important reminder tip warning todo re subject title
     context example remember info 注意 备注 提醒 总结 问题 回答 重要 补充 更新 结论 总之 例如 比如 背景 需求 目标 计划""".split()
 )
-# A value pointing at something said elsewhere is not a fact about the user ("holding them", "visiting there").
-_EN_POINTING = frozenset("it its this that these those there here them they their he him his she her you your yours "
-                         "we us our".split())
-_ZH_POINTING = re.compile(r"[你他她它]|[这那][里个些样儿]")
-_EN_PAST = frozenset(
-    """was were had did went got made said felt thought knew saw came took gave found told became left began kept ran
-    wrote brought bought spent met sat stood lost won heard paid used""".split()
-)
-_ZH_TRAIL = re.compile(r"(?:就行了?|就好了?|就可以了?|好了|即可|吧|啊|呀|哦|啦|了|的|嘛)+$")
-_EN_TRAIL = re.compile(
-    r"(?:\s+(?:please|from now on|instead|going forward|thanks|thank you|ok|okay|then|now|too|anymore|again))+$", re.I)
-_QUOTES = "\"'“”‘’「」『』《》`*_ ~～.。!！"
-_BAD_ZH_LEAD = set("去来做把给帮起回到吃看的了个一你他她它我们这那就也都在是要会能想让过着说问不没")
-_EN_STOP = frozenset(
-    """when if after before back later tomorrow tonight now soon anytime sometime asap at on in by to the a an again
-    once whenever maybe up out crazy not it that this these those something anything what whatever how which where
-    who you your him her them us me my his their our being one please whatever""".split()
-)
-_EN_WORD = re.compile(r"[A-Za-z][\w'.+#-]*")
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_PATH_TOKEN = re.compile(r"(?<![\w:/.~\\-])(?:~|\.{1,2})?/[^\s，。；;,'\"`()（）<>\[\]{}|*?]+")
-_PATH_SHAPE = re.compile(r"^(?:~|\.{1,2})?(?:/[\w.@+~-]+)+/?$")
-_PATH_CUE = re.compile(
-    r"我的|我们的|项目|仓库|代码|目录|路径|文件夹|工作区|放在|位于|保存在|"
-    r"\b(?:my|our|project|repo|repository|code|directory|dir|folder|workspace|path|lives|located|stored|kept)\b", re.I)
-
-
-def extract(text: str) -> list[Claim]:
-    """Claims from explicit patterns, each about its speaker (the user unless a line names another);
-    questions yield nothing."""
-    claims: list[Claim] = []
-    for subject, said in _by_speaker(text or ""):
-        for sentence in _sentences(said):
-            if _QUESTION.search(sentence):
-                continue
-            for clause in _CLAUSE.split(sentence.rstrip("。！!；;\n ")):
-                for claim in _clause_claims(clause.strip()):
-                    claim = Claim(subject, claim.predicate, claim.value, claim.negative)
-                    if claim not in claims:
-                        claims.append(claim)
-    return claims
 
 
 def _by_speaker(text: str) -> list[tuple[str, str]]:
@@ -167,69 +143,180 @@ def _by_speaker(text: str) -> list[tuple[str, str]]:
 
 
 def _sentences(text: str) -> list[str]:
+    text = _QUOTED.sub(" … ", text.replace("’", "'").replace("‘", "'"))  # quoted words are someone's, not facts
     parts: list[str] = []
     for match in _SENTENCE.finditer(text):
         pieces = _EN_PERIOD.split(match.group(0))
-        parts.extend(p for p in pieces if p.strip())
+        parts.extend(p.strip() for p in pieces if p.strip())
     return parts
 
 
-def _clause_claims(clause: str) -> list[Claim]:
+# --- clauses ---------------------------------------------------------------------------------------
+
+def _sentence_claims(sentence: str) -> list[Claim]:
+    chinese = bool(_CJK.search(sentence))
+    rows = tables()["zh" if chinese else "en"]
+    if not chinese:
+        for pattern, replacement in _EN_CONTRACTIONS:
+            sentence = pattern.sub(replacement, sentence)
+    body = sentence.rstrip("。！!？?；;.\n ")
+    requests_only = False
+    if (_ZH_QUESTION if chinese else _EN_QUESTION).search(sentence):
+        polite = (_ZH_POLITE if chinese else _EN_POLITE).match(body)
+        if not polite:
+            return []
+        body, requests_only = body[polite.end():], True
+        if chinese:
+            body = re.sub(r"(?:吗|呢|么|好吗|可以吗|行吗)$", "", body)
     found: list[Claim] = []
-    taken: set[str] = set()
-    for predicate, negative, kind, pattern in _RULES:
-        if predicate in taken:
+    speaker_is_user = True  # whose clause a clause without a subject continues
+    consumed = 0
+    for start, end in _clauses(body, chinese):
+        if start < consumed:
             continue
-        for match in pattern.finditer(clause):
-            if not _FILLER.match(clause[: match.start()].strip()):
-                continue
-            value = _clean(match.group("v"), kind)
-            if value and predicate == "habit" and _told_in_past(value):
-                value = ""
-            if value:
-                found.append(Claim(predicate=predicate, value=value, negative=negative))
-                taken.add(predicate)
+        clause = body[start:end]
+        lead = (_ZH_FILLER if chinese else _EN_FILLER).match(clause).end()
+        clause_text = clause[lead:]
+        if (_ZH_HYPOTHETICAL if chinese else _EN_HYPOTHETICAL).search(clause_text):
+            break  # the rest of the sentence is what might be, not what is
+        if not chinese and _EN_MODAL.search(clause_text):
+            continue
+        rest = body[start + lead:]
+        whose = _whose(clause_text, chinese)
+        tries = [("", rest)]
+        if chinese and whose == "none" and _ZH_RELATIVE_FIRST.match(clause_text):
+            whose, tries = "other", [("我", "我" + rest)]  # 我大女儿叫甜甜，小女儿叫乐乐: still the user's daughter
+        elif whose == "none" and speaker_is_user and (chinese or start > 0) and (chinese or _EN_SUBJECTLESS.match(rest)):
+            tries.append(("我" if chinese else "I ", ("我" if chinese else "I ") + rest))
+        for prefix, text in tries:
+            # A clause about a relative ("my husband Raj is a pilot", 我同事对芒果过敏) only says who they are.
+            allowed = RELATIVES if whose == "other" else None
+            claims, used = _first_row(rows, text, clause_text, requests_only, chinese, allowed)
+            if claims is not None:
+                found += claims
+                consumed = start + lead + max(0, used - len(prefix))
                 break
-    found.extend(Claim(predicate="path", value=p) for p in _paths(clause))
+        if whose == "user":
+            speaker_is_user = True
+        elif whose == "other":
+            speaker_is_user = False
+    if not requests_only:
+        found += [Claim(predicate="path", value=p) for p in _paths(body)]
     return found
 
 
-def _clean(raw: str, kind: str) -> str:
-    """Normalise a captured value, or '' when it does not look like what the rule promises."""
-    value = " ".join(raw.split()).strip(_QUOTES)
-    if kind == "lang":
-        return _LANGS.get(value, value.capitalize())
-    if kind == "model":
-        value = value.rstrip(".:/-")
-        return value if re.search(r"\d|-", value) or value.lower().startswith(_MODEL_FAMILIES) else ""
-    if _CJK.search(value):
-        value = _ZH_TRAIL.sub("", value).strip(_QUOTES)
-        if (not value or value[0] in _BAD_ZH_LEAD or _PATH_TOKEN.search(value)
-                or (kind != "name" and _ZH_POINTING.search(value))):
-            return ""
-        limit = 8 if kind == "name" else 30
-        return value if len(value) <= limit and (kind != "name" or " " not in value) else ""
-    value = _EN_TRAIL.sub("", value).strip(_QUOTES)
-    if kind == "words" and value.lower().startswith("to "):
-        value = value[3:]
-    words = value.split()
-    if not words or not all(_EN_WORD.fullmatch(w) for w in words) or words[0].lower() in _EN_STOP:
-        return ""
-    if kind == "words" and any(w.lower().strip("'.") in _EN_POINTING for w in words):
-        return ""
-    if kind == "name":
-        return value if len(words) <= 3 and not any(w.lower() in _EN_STOP for w in words) else ""
-    return value if len(words) <= 8 else ""
+def _clauses(body: str, chinese: bool) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for match in (_ZH_CLAUSE if chinese else _EN_CLAUSE).finditer(body):
+        if match.start() > start:
+            spans.append((start, match.start()))
+        start = match.end()
+    if start < len(body):
+        spans.append((start, len(body)))
+    return spans
 
 
-def _told_in_past(value: str) -> bool:
-    """"I always dreamed of …", "I usually went …": a story, not a habit."""
-    first = value.split()[0].lower() if value.split() else ""
-    return first in _EN_PAST or (first.endswith("ed") and not first.endswith("eed") and len(first) > 4)
+def _whose(clause: str, chinese: bool) -> str:
+    """user, other (someone else's clause: a following clause without a subject stays theirs), you, or none."""
+    if chinese:
+        if _ZH_OTHERS.match(clause):
+            return "other"
+        if _ZH_USER.match(clause):
+            return "user"
+        return "you" if _ZH_YOU.match(clause) else "none"
+    if _EN_OTHERS.match(clause):
+        return "other"
+    if _EN_USER.match(clause):
+        return "user"
+    return "you" if re.match(r"^(?:you|please|call|answer|reply|respond|talk|speak|write)\b", clause, re.I) else "none"
 
 
-def _paths(clause: str) -> list[str]:
-    return real_paths(clause) if _PATH_CUE.search(clause) else []
+RELATIVES = frozenset({"spouse", "partner", "child", "parent", "sibling", "pet"})
+
+
+def _first_row(rows: list[Pattern], text: str, clause: str, requests_only: bool, chinese: bool,
+               allowed: frozenset[str] | None = None) -> tuple[list[Claim] | None, int]:
+    """The claims of the first row that fits at the start of `text`, and where its match ended."""
+    for row in rows:
+        if (requests_only and not row.request) or (allowed is not None and row.predicate not in allowed):
+            continue
+        match = row.regex.match(text)
+        if match is None:
+            continue
+        claims = _claims(row, match, clause, chinese)
+        if claims:
+            return claims, match.end()
+    return None, 0
+
+
+def _claims(row: Pattern, match: re.Match, clause: str, chinese: bool) -> list[Claim]:
+    clean = values.clean_zh if chinese else values.clean_en
+    note = (match.groupdict().get("note") or "").strip()
+    claims: list[Claim] = []
+    if row.value and not any("__" in group for group in match.groupdict()):
+        return [Claim(predicate=row.predicate, value=row.value, negative=row.negative)]
+    for group, raw in match.groupdict().items():
+        if "__" not in group or raw is None:
+            continue
+        predicate, kind, _ = group.split("__")
+        predicate = row.predicate if predicate == "v" else predicate
+        pieces = [raw]
+        if kind in values.LIST_KINDS:
+            pieces = (values.SPLIT_LIST_ZH if chinese else values.SPLIT_LIST_EN).split(raw)
+        for piece in pieces:
+            value = row.value or clean(kind, piece)
+            verb = match.groupdict().get("verb") or ""
+            if kind == "where" and value:
+                predicate = values.place_or_employer(value, verb)
+            elif chinese and verb and len(value) == 1:
+                value = verb + value  # 不抽烟 → 抽烟, 不吃辣 → 吃辣: one character says too little alone
+            if not value or not _passes(row.gate, value, clause, chinese):
+                continue
+            if note and predicate == row.predicate and not row.value:
+                value = f"{value} ({' '.join(note.split()).lower() if not chinese else note})"
+            claims.append(Claim(predicate=predicate, value=value, negative=row.negative))
+    return claims
+
+
+def _passes(gate: str, value: str, clause: str, chinese: bool) -> bool:
+    """The row's own check of a value: a habit told in the past, a task of the moment, a goal without a horizon."""
+    if not gate:
+        return True
+    ephemeral = values.ephemeral_zh(clause) if chinese else values.ephemeral_en(clause)
+    if gate == "ephemeral":
+        return not ephemeral
+    if gate == "habit":
+        return not ephemeral and (chinese or not values.told_in_past(value))
+    if gate == "goal":
+        if not chinese:
+            return not ephemeral
+        return not ephemeral and bool(_ZH_GOAL.search(clause))
+    raise ValueError(f"no gate {gate!r}")
+
+
+# A Chinese wish is a goal when it has a horizon (明年, 以后) or a life goal's verb (学, 考, 留学, 减肥 …).
+_ZH_GOAL = re.compile(
+    r"今年|明年|后年|以后|将来|未来|总有一天|有一天|这辈子|年底|年内|毕业后|退休后|\d+岁前|早日|"
+    r"学|考|留学|出国|移民|买房|买车|减肥|瘦|跑.{0,3}(?:马拉松|半马|全马|公里)|马拉松|创业|开店|开公司|旅行|旅游|环游|"
+    r"戒烟|戒酒|存钱|攒钱|成为|当上|当一名|结婚|生孩子|学会|拿到|考上|练|读研|读博|去.{1,8}(?:看看|玩|旅游|旅行|留学|定居|生活|工作)")
+
+
+# --- paths (the seed's `path` facts) ----------------------------------------------------------------
+
+_PATH_TOKEN = re.compile(r"(?<![\w:/.~\\-])(?:~|\.{1,2})?/[^\s，。；;,'\"`()（）<>\[\]{}|*?]+")
+_PATH_SHAPE = re.compile(r"^(?:~|\.{1,2})?(?:/[\w.@+~-]+)+/?$")
+_PATH_CUE = re.compile(
+    r"我的|我们的|项目|仓库|代码|目录|路径|文件夹|工作区|放在|位于|保存在|"
+    r"\b(?:my|our|project|repo|repository|code|directory|dir|folder|workspace|path|lives|located|stored|kept)\b", re.I)
+
+
+def _paths(sentence: str) -> list[str]:
+    """The real paths of the clauses that call them the user's ("我的项目在 /home/wang/proj")."""
+    found: list[str] = []
+    for clause in re.split(r"[，,]|\s+but\s+|\s+however\s+", sentence, flags=re.I):
+        if _PATH_CUE.search(clause):
+            found += [p for p in real_paths(clause) if p not in found]
+    return found
 
 
 def real_paths(text: str) -> list[str]:

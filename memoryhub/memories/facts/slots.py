@@ -35,8 +35,12 @@ __all__ = [
     "move_to_origin",
 ]
 
-SINGLE_VALUED = ("nickname", "name", "calledBy", "persona", "role", "model", "language")
-MULTI_VALUED = ("preference", "personality", "path", "tag", "skill", "habit")
+# The seed's predicates first, then the families of ../shared/bench/facts/README.md; any other predicate a person
+# asserts by hand is kept too (multi-valued), but rules and models only ever assert these.
+SINGLE_VALUED = ("nickname", "name", "calledBy", "persona", "role", "model", "language", "location", "hometown",
+                 "job", "employer", "spouse", "partner", "birthday", "age")
+MULTI_VALUED = ("preference", "personality", "path", "tag", "skill", "habit", "education", "child", "parent",
+                "sibling", "pet", "allergy", "diet", "health", "goal", "owns", "trait", "dislike")
 PREDICATES = SINGLE_VALUED + MULTI_VALUED
 _PREDICATE_SHAPE = re.compile(r"^[A-Za-z][A-Za-z_]{0,59}$")
 MAX_VALUE_CHARS = 200

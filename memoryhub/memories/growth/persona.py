@@ -31,12 +31,19 @@ MAX_LLM_CLAIMS = 20
 MAX_VALUES_PER_LINE = 8
 EVENT_SAME_AT = 0.7  # share of the shorter event's content words found in the other
 
-# Frame line labels, in rendering order. "Unique" labels never occur in ordinary text, so one is proof of echo.
+# Frame line labels, in rendering order (a predicate a person made up shows under its own name, after these).
+# "Unique" labels never occur in ordinary text, so one is proof of echo.
 LABELS = {
     "nickname": "Call the user", "name": "Name", "calledBy": "The user calls you", "persona": "Your persona",
-    "role": "Role", "language": "Language", "model": "Model", "preference": "Prefers",
-    "personality": "Personality", "skill": "Skills", "habit": "Habits", "path": "Paths", "tag": "Tags",
+    "language": "Language", "role": "Role", "job": "Job", "employer": "Works at", "education": "Studied at",
+    "location": "Lives in", "hometown": "From", "age": "Age", "birthday": "Birthday", "spouse": "Spouse",
+    "partner": "Partner", "child": "Children", "parent": "Parents", "sibling": "Siblings", "pet": "Pets",
+    "model": "Model", "allergy": "Allergies", "health": "Health", "diet": "Diet", "preference": "Prefers",
+    "dislike": "Dislikes", "personality": "Personality", "trait": "Traits", "skill": "Skills", "habit": "Habits",
+    "goal": "Goals", "owns": "Owns", "path": "Paths", "tag": "Tags",
 }
+# A negative preference ("I don't drink coffee") is shown as what it is, never as a preference.
+DISLIKES = ("preference", "like")
 EVENTS_LABEL = "Keep in mind"
 _UNIQUE_LABELS = ("Call the user", "The user calls you", "Your persona", "Prefers", EVENTS_LABEL)
 _LABEL = re.compile(r"(?<![\w])(" + "|".join(map(re.escape, [*LABELS.values(), EVENTS_LABEL])) + r")\s*[:：]")
@@ -120,7 +127,7 @@ def project_frame(space: MemorySpace, origin_scope: str | None = None) -> str:
     whose = origin_scope or LOCAL_ORIGIN
     persona = Persona.objects.filter(space=space, origin=whose).first()
     events = persona.events if persona else []
-    return render(list(user_facts(space, whose)), events)
+    return render(list(user_facts(space, whose)), events, list(user_dislikes(space, whose)))
 
 
 def profile_of(space: MemorySpace, origin: str | None = None) -> str:
@@ -129,37 +136,61 @@ def profile_of(space: MemorySpace, origin: str | None = None) -> str:
     return found.first() or ""
 
 
-def user_facts(space: MemorySpace, origin_scope: str | None = None):
-    """Current facts about the user (oldest first): what others said about themselves is not who the user is."""
-    return current_facts(space, origin_scope).filter(subject="user").order_by("created_at", "id")
+def user_facts(space_or_spaces, origin_scope: str | None = None):
+    """Current positive facts about the user (oldest first): what others said about themselves is not who the
+    user is."""
+    return current_facts(space_or_spaces, origin_scope).filter(subject="user").order_by("created_at", "id")
 
 
-def best_single(predicate: str, found: list[Fact], by_predicate: dict[str, list[Fact]]) -> Fact | None:
-    """The one value a single-valued slot shows (local origin first, then the latest); a name equal to the
-    nickname is said once."""
-    best = max(found, key=lambda f: (f.origin == "local", f.refreshed_at))
-    if predicate == "name" and any(f.value == best.value for f in by_predicate.get("nickname", [])):
+def user_dislikes(space_or_spaces, origin_scope: str | None = None):
+    """What the user said they do not like, eat or drink (active negative preferences), oldest first."""
+    facts = Fact.objects.filter(subject="user", status=Fact.Status.ACTIVE, negative=True, predicate__in=DISLIKES)
+    facts = facts.filter(space=space_or_spaces) if isinstance(space_or_spaces, MemorySpace) else \
+        facts.filter(space__in=space_or_spaces)
+    return (facts.filter(origin=origin_scope) if origin_scope else facts).order_by("created_at", "id")
+
+
+def label(predicate: str) -> str:
+    return LABELS.get(predicate, predicate)
+
+
+def grouped(facts: list[Fact], dislikes: list[Fact] = ()) -> list[tuple[str, list[Fact]]]:
+    """(predicate, its facts) in frame order: the known predicates first, then any other a person asserted;
+    dislikes join `dislike`."""
+    by_predicate: dict[str, list[Fact]] = {}
+    for fact in facts:
+        by_predicate.setdefault(fact.predicate, []).append(fact)
+    if dislikes:
+        by_predicate.setdefault("dislike", []).extend(dislikes)
+    order = [p for p in LABELS if p in by_predicate] + sorted(p for p in by_predicate if p not in LABELS)
+    return [(p, by_predicate[p]) for p in order]
+
+
+def best_single(predicate: str, found: list[Fact], groups: dict[str, list[Fact]]) -> Fact | None:
+    """The one value a single-valued slot shows, across spaces and origins: the local origin's first, then the
+    one said (or said again) last; a name equal to the nickname is said once."""
+    best = max(found, key=lambda f: (f.origin == "local", f.refreshed_at, f.pk))
+    if predicate == "name" and any(f.value == best.value for f in groups.get("nickname", [])):
         return None
     return best
 
 
-def render(facts: list[Fact], events: list[str]) -> str:
-    """Facts (oldest first) and events to frame text; single-valued slots show one value, local origin first."""
-    by_predicate: dict[str, list[Fact]] = {}
-    for fact in facts:
-        by_predicate.setdefault(fact.predicate, []).append(fact)
+def shown(predicate: str, found: list[Fact], groups: dict[str, list[Fact]]) -> list[Fact]:
+    """The facts a frame line shows: one for a single-valued slot, else each value once (the latest few)."""
+    if predicate in SINGLE_VALUED:
+        best = best_single(predicate, found, groups)
+        return [best] if best is not None else []
+    return list({f.value.casefold(): f for f in found}.values())[-MAX_VALUES_PER_LINE:]
+
+
+def render(facts: list[Fact], events: list[str], dislikes: list[Fact] = ()) -> str:
+    """Facts (oldest first), dislikes and events to frame text; single-valued slots show one value, local first."""
+    groups = dict(grouped(facts, dislikes))
     lines: list[str] = []
-    for predicate, label in LABELS.items():
-        found = by_predicate.get(predicate, [])
-        if not found:
-            continue
-        if predicate in SINGLE_VALUED:
-            best = best_single(predicate, found, by_predicate)
-            if best is not None:
-                lines.append(f"{label}: {best.value}")
-        else:
-            values = list(dict.fromkeys(f.value for f in found))[-MAX_VALUES_PER_LINE:]
-            lines.append(f"{label}: " + "; ".join(values))
+    for predicate, found in groups.items():
+        kept = shown(predicate, found, groups)
+        if kept:
+            lines.append(f"{label(predicate)}: " + "; ".join(f.value for f in kept))
     if events:
         lines.append(f"{EVENTS_LABEL}:")
         lines += [f"- {event}" for event in events]
@@ -225,7 +256,7 @@ def rebuild(space: MemorySpace, *, llm=None, origin: str = LOCAL_ORIGIN) -> dict
         elif answer is not None:
             result["error"] = "the model answered JSON that is not an object"
         persona.events = dedupe_events(events)[-MAX_EVENTS:]
-        persona.frame = render(list(user_facts(space, origin)), persona.events)
+        persona.frame = render(list(user_facts(space, origin)), persona.events, list(user_dislikes(space, origin)))
         persona.rebuilt_at = timezone.now()
         persona.entries_since_rebuild = 0
         persona.save(update_fields=["events", "frame", "rebuilt_at", "entries_since_rebuild"])
