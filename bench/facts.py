@@ -24,6 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DEV = HERE.parent.parent / "shared" / "bench" / "facts" / "facts_dev.jsonl"
 HELDOUT = HERE / "data" / "facts_heldout.jsonl"
+PROBE = HERE / "data" / "facts_probe.jsonl"
 
 # family -> the predicates that count for it (the README's table: the first name, then its aliases)
 FAMILIES = {
@@ -109,7 +110,7 @@ class FactsClient:
 
 
 def run() -> dict:
-    return {name: score(load(path), FactsClient(name)) for name, path in (("dev", DEV), ("heldout", HELDOUT))
+    return {name: score(load(path), FactsClient(name)) for name, path in (("dev", DEV), ("heldout", HELDOUT), ("probe", PROBE))
             if path.exists()}
 
 

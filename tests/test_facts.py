@@ -1,6 +1,7 @@
 """Facts: rule extraction (zh/en, near-misses) and slot-based conflict resolution on real SQLite."""
 
 import pytest
+from django.utils import timezone
 
 from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.facts.slots import Claim, apply_claims, assert_fact, current_facts, extract, invalidate_fact
@@ -217,7 +218,8 @@ def test_manual_assert_and_invalidate(space):
     fact = changes.asserted[0]
     assert (fact.method, fact.source_entry) == ("manual", entry)
     assert facts.fact_to_dict(fact) == {"id": str(fact.pk), "subject": "user", "predicate": "nickname",
-                                        "value": "老王", "status": "active"}
+                                        "value": "老王", "negative": False, "origin": "local", "status": "active",
+                                        "said_at": timezone.localtime(entry.at).isoformat(), "source": str(entry.pk)}
     assert invalidate_fact(space, fact_id=fact.pk) == [fact]
     fact.refresh_from_db()
     assert fact.status == "invalidated" and fact.invalidated_at is not None

@@ -24,8 +24,8 @@ def test_the_seeds_nickname_sequence_holds_exactly(api):
     assert [f["value"] for f in second["facts"]["asserted"]] == ["王哥"]
     assert [f["value"] for f in second["facts"]["invalidated"]] == ["老王"]
     api.turn("以后别叫我老王", "明白")
-    current = [(f["predicate"], f["value"]) for f in facts(api)]
-    assert current == [("nickname", "王哥")]
+    current = [(f["predicate"], f["value"], f["negative"]) for f in facts(api)]
+    assert sorted(current) == [("nickname", "王哥", False), ("nickname", "老王", True)]  # 老王: "don't call me"
     history = {(f["value"], f["status"]) for f in facts(api, all=True) if f["predicate"] == "nickname"}
     assert ("老王", "invalidated") in history and ("王哥", "active") in history
     text = api.post("context", {"session_id": "s2", "query": "hello"}).json()["text"]
@@ -38,8 +38,10 @@ def test_english_name_preference_and_dislike(api):
     current = {(f["predicate"], f["value"]) for f in facts(api)}
     assert ("nickname", "Bob") in current
     assert any(p == "preference" and "Python" in v for p, v in current)
-    assert not any("emoji" in v for _, v in current)  # negative facts are kept but never listed or injected
-    assert Fact.objects.filter(negative=True, value__icontains="emoji").exists()
+    emojis = [f for f in facts(api) if "emoji" in f["value"]]
+    assert [(f["predicate"], f["negative"], f["status"]) for f in emojis] == [("preference", True, "active")]
+    text = api.post("context", {"session_id": "s2", "query": "emojis"}).json()["text"]
+    assert "Dislikes: emojis in answers" in text and "Prefers: emojis" not in text  # never shown as a preference
 
 
 def test_facts_assert_and_invalidate_by_hand_keep_history(api):

@@ -14,7 +14,7 @@ from memoryhub.core.ids import row_id
 from memoryhub.core.redaction import redact
 from memoryhub.memories import remote
 from memoryhub.memories.facts import slots as facts
-from memoryhub.memories.models import CATEGORIES, SEARCH_SKIP, Fact, Kind, Persona
+from memoryhub.memories.models import CATEGORIES, SEARCH_SKIP, Kind, Persona
 from memoryhub.memories.recall import cards as recall
 from memoryhub.memories.write import access_counts, gateway, oplog
 from memoryhub.spaces.models import MemorySpace
@@ -177,13 +177,11 @@ def memory_facts(call: Call, session_id: str, args: dict) -> dict:
     subject = A.text(args, "subject", max_len=100) or "user"
     if action == "list":
         found = policy.visible_facts(call, policy.fact_spaces(call, args))
-        if not A.boolean(args, "all"):
-            found = found.filter(status=Fact.Status.ACTIVE, negative=False)
         if args.get("subject"):
             found = found.filter(subject=subject)
         if args.get("predicate"):
             found = found.filter(predicate=A.text(args, "predicate", max_len=60))
-        return {"facts": [facts.fact_to_dict(f) for f in found.order_by("subject", "predicate", "-created_at")[:500]]}
+        return {"facts": [facts.fact_to_dict(f) for f in facts.listing(found, history=A.boolean(args, "all"))[:500]]}
     space = policy.growth_space(call, args)
     predicate = A.text(args, "predicate", required=True, max_len=60)
     with transaction.atomic():

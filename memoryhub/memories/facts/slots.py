@@ -31,6 +31,7 @@ __all__ = [
     "extract",
     "fact_to_dict",
     "invalidate_fact",
+    "listing",
     "is_real_path",
     "move_to_origin",
 ]
@@ -179,8 +180,22 @@ def current_facts(space_or_spaces, origin_scope: str | None = None) -> QuerySet:
 
 
 def fact_to_dict(fact: Fact) -> dict:
+    """A fact as agents read it (API.md's memory_facts row): whether it is a "not", whose origin, and when and
+    where it was said — the turn's own time, not when the hub stored it (an import of old history keeps its
+    dates); a fact asserted by hand was said when it was asserted."""
+    said = fact.source_entry.at if fact.source_entry_id and fact.source_entry else fact.created_at
     return {"id": str(fact.pk), "subject": fact.subject, "predicate": fact.predicate, "value": fact.value,
-            "status": fact.status}
+            "negative": fact.negative, "origin": fact.origin, "status": fact.status,
+            "said_at": timezone.localtime(said).isoformat(),
+            "source": str(fact.source_entry_id) if fact.source_entry_id else None}
+
+
+def listing(facts: QuerySet, *, history: bool = False) -> QuerySet:
+    """What memory_facts lists: the active facts, a "not" among them flagged `negative` (a dislike, a name not
+    to be called), or with `history` the invalidated ones too; with their entries, for said_at."""
+    if not history:
+        facts = facts.filter(status=Fact.Status.ACTIVE)
+    return facts.select_related("source_entry").order_by("subject", "predicate", "-created_at")
 
 
 def _invalidate(fact: Fact, now, by: Fact | None = None) -> None:

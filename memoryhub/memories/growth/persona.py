@@ -139,7 +139,13 @@ def profile_of(space: MemorySpace, origin: str | None = None) -> str:
 def user_facts(space_or_spaces, origin_scope: str | None = None):
     """Current positive facts about the user (oldest first): what others said about themselves is not who the
     user is."""
-    return current_facts(space_or_spaces, origin_scope).filter(subject="user").order_by("created_at", "id")
+    return (current_facts(space_or_spaces, origin_scope).filter(subject="user").select_related("source_entry")
+            .order_by("created_at", "id"))
+
+
+def said_at(fact: Fact):
+    """When the user said it: its turn's time (an imported turn keeps its own), else when it was asserted."""
+    return fact.source_entry.at if fact.source_entry_id and fact.source_entry else fact.created_at
 
 
 def user_dislikes(space_or_spaces, origin_scope: str | None = None):
@@ -168,8 +174,8 @@ def grouped(facts: list[Fact], dislikes: list[Fact] = ()) -> list[tuple[str, lis
 
 def best_single(predicate: str, found: list[Fact], groups: dict[str, list[Fact]]) -> Fact | None:
     """The one value a single-valued slot shows, across spaces and origins: the local origin's first, then the
-    one said (or said again) last; a name equal to the nickname is said once."""
-    best = max(found, key=lambda f: (f.origin == "local", f.refreshed_at, f.pk))
+    one said last (by its turn's time); a name equal to the nickname is said once."""
+    best = max(found, key=lambda f: (f.origin == "local", said_at(f), f.refreshed_at, f.pk))
     if predicate == "name" and any(f.value == best.value for f in groups.get("nickname", [])):
         return None
     return best

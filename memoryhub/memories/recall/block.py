@@ -86,42 +86,43 @@ def matched_words(text: str, query: set[str]) -> list[str]:
 
 def who_the_user_is(spaces: list[MemorySpace], origin: str | None,
                     query: set[str]) -> tuple[list[list[Line]], list[Line], list[Line]]:
-    """(always, about the query, the rest): lines from each native space's profile, user facts and constraints.
+    """(always, about the query, the rest): lines from the native spaces' profiles, user facts and constraints.
 
     They are the reader's own origin's (None, a local reader's "every origin", means local): another origin's
-    claims or profile never tell a session who the user is. Each of `always` is a list of ways to say it,
+    claims or profile never tell a session who the user is. The facts of every space are one user's: a
+    single-valued slot (a name, the reply language) shows the one value said last in any of them, never one per
+    space, and any predicate — a person's own too — is shown. Each of `always` is a list of ways to say it,
     longest first (the constraints can be cut to fewer)."""
     origin = origin or LOCAL_ORIGIN
+    native = [space for space in spaces if space.is_native]
     always: list[list[Line]] = []
     relevant: list[Line] = []
     rest: list[Line] = []
-    for space in spaces:
-        if not space.is_native:
-            continue
-        record = Persona.objects.filter(space=space, origin=origin).first()
+    records = {r.space_id: r for r in Persona.objects.filter(space__in=native, origin=origin)}
+    for space in native:
+        record = records.get(space.pk)
         persona_item = {"id": f"persona:{space.slug}", "kind": "persona", "score": None}
         always += [[Line(line, [persona_item], {"code": "profile"})]
                    for line in (record.profile if record else "").splitlines() if line.strip()]
-        by_predicate: dict[str, list[Fact]] = {}
-        for fact in persona.user_facts(space, origin):
-            by_predicate.setdefault(fact.predicate, []).append(fact)
-        for predicate, label in persona.LABELS.items():
-            found = by_predicate.get(predicate, [])
-            if not found:
-                continue
-            if predicate in facts.SINGLE_VALUED:
-                best = persona.best_single(predicate, found, by_predicate)
-                if best is not None:
-                    always.append([fact_line(label, [best], {"code": "identity"})])
-                continue
-            values = list({f.value.casefold(): f for f in found}.values())
-            matching = [f for f in values if set(tokenize(f.value)) & query][-persona.MAX_VALUES_PER_LINE:]
-            others = [f for f in values if f not in matching][-persona.MAX_VALUES_PER_LINE:]
-            if matching:
-                words = [w for f in matching for w in matched_words(f.value, query)]
-                relevant.append(fact_line(label, matching, {"code": "fact_query", "words": list(dict.fromkeys(words))}))
-            if others:
-                rest.append(fact_line(label, others, {"code": "fact_rest"}))
+    groups = dict(persona.grouped(list(persona.user_facts(native, origin)), list(persona.user_dislikes(native, origin))))
+    for predicate, found in groups.items():
+        label = persona.label(predicate)
+        kept = persona.shown(predicate, found, groups)
+        if predicate in facts.SINGLE_VALUED:
+            if kept:
+                always.append([fact_line(label, kept, {"code": "identity"})])
+            continue
+        about = set(tokenize(f"{predicate} {label}"))
+        matching = [f for f in kept if set(tokenize(f.value)) & query or about & query]
+        others = [f for f in kept if f not in matching]
+        if matching:
+            words = [w for f in matching for w in matched_words(f"{label} {f.value}", query)]
+            relevant.append(fact_line(label, matching, {"code": "fact_query", "words": list(dict.fromkeys(words))}))
+        if others:
+            rest.append(fact_line(label, others, {"code": "fact_rest"}))
+    for space in native:
+        record = records.get(space.pk)
+        persona_item = {"id": f"persona:{space.slug}", "kind": "persona", "score": None}
         events = record.events if record else []
         if events:  # all of them, else as many as fit (the oldest first: a stable frame keeps the cache warm)
             always.append([Line("\n".join([f"{persona.EVENTS_LABEL}:", *(f"- {e}" for e in events[:n])]),
