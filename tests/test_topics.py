@@ -1,6 +1,8 @@
 """Topics: session + 2-hour grouping, subject-change splitting, titles, kinds and the one-line card."""
 
+import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -131,7 +133,7 @@ def test_title_is_the_topics_central_informative_phrase_not_its_greeting(space):
              "Bowling again next Sunday with my brother?", "Thanks, cheers!"]
     entries = [turn(space, text, minutes=i, summary=text) for i, text in enumerate(lines)]
     assert len({e.topic_id for e in entries}) == 1
-    assert Topic.objects.get().title == "I went bowling with my brother on Sunday at the Lucky…"
+    assert Topic.objects.get().title == "James / I went bowling with my brother on Sunday at the Lucky…"
 
 
 def test_deleted_entries_leave_the_count(space):
@@ -152,3 +154,36 @@ def test_running_counts_match_a_recount(space):
     topic.signal = {}
     recounted = topics.refresh(topic)
     assert running == (recounted.title, recounted.kind, recounted.turn_count, recounted.entities, recounted.keywords)
+
+
+# --- the same conversation in English and Chinese -----------------------------------------------
+
+SESSIONS = json.loads((Path(__file__).resolve().parent.parent / "bench" / "data" / "topic_sessions.json").read_text())
+
+
+def written_session(space, lang):
+    start = T0
+    for i, (user, answer) in enumerate(SESSIONS[lang]):
+        gateway.write(space, gateway.Draft(kind="turn", user=user, assistant=answer, session_id=f"plan-{lang}",
+                                           at=start + timedelta(minutes=6 * i)))
+    return list(Topic.objects.filter(space=space, session_id=f"plan-{lang}"))
+
+
+def test_one_conversation_forms_the_same_topics_in_english_and_chinese(space):
+    english, chinese = written_session(space, "en"), written_session(space, "zh")
+    assert len(english) == len(chinese) == 1
+    assert english[0].turn_count == chinese[0].turn_count == 8
+    for topic in (english[0], chinese[0]):
+        assert {"PostgreSQL", "MySQL"} <= set(topic.entities)
+        assert not {"user", "assistant"} & set(topic.keywords)  # speaker labels are not what a topic is about
+    # Chinese keywords are words, never the character pairs the index uses (我在, 在一, 一家).
+    assert {"账单", "发票"} <= set(chinese[0].keywords)
+    assert all(len(w) >= 2 and w not in ("我们", "一个", "这个", "的话") for w in chinese[0].keywords)
+
+
+def test_a_topic_title_is_headed_by_a_person_named_in_plain_words(space):
+    first = turn(space, "User: Alice moved the billing service to PostgreSQL\n\nAssistant: Good.")
+    second = turn(space, "User: Alice owns the billing on-call rota now\n\nAssistant: Noted.", minutes=3)
+    assert first.topic_id == second.topic_id
+    topic = Topic.objects.get(pk=first.topic_id)
+    assert topic.title.startswith(("Alice / ", "PostgreSQL / ")) and "Alice" in topic.entities

@@ -221,12 +221,10 @@ def is_person_name(value: str) -> bool:
     """A Chinese personal name: the dictionary says so, or a common surname and one or two more characters that
     are no ordinary word (王磊 yes, 护士 no)."""
     tags = segment.tagged(value)
-    if len(tags) == 1 and tags[0][1] in ("nr", "nrfg", "nrt"):
+    if len(tags) == 1 and tags[0][1] in ("nr", "nrfg", "nrt") and value not in segment.NOT_NAMES:
         return True
-    surname = 2 if value[:2] in vocab.ZH_COMPOUND_SURNAMES else 1
-    return (value[:surname] in vocab.ZH_SURNAMES and 2 <= len(value) <= surname + 2
-            and not any(t.startswith(("v", "a", "d", "p", "r", "m", "q", "t")) for _, t in tags if len(tags) > 1)
-            and not re.fullmatch(vocab.ZH_JOBS, value))
+    return (segment.looks_like_person(value) and not re.fullmatch(vocab.ZH_JOBS, value)
+            and not any(t.startswith(("v", "a", "d", "p", "r", "m", "q", "t")) for _, t in tags if len(tags) > 1))
 
 
 def _zh_name(value: str) -> str:

@@ -147,13 +147,6 @@ EN_PET_WORDS = "dog cat puppy kitten pup kitty bunny rabbit hamster parrot bird 
 ZH_OTHER_WORDS = """朋友 同事 同学 老板 领导 上司 室友 邻居 客户 老师 师傅 网友 闺蜜 哥们 舅舅 叔叔 阿姨 姑姑 舅妈 婶婶
     爷爷 奶奶 外公 外婆 姥姥 姥爷 侄子 侄女 外甥 外甥女 房东 家人 亲戚"""
 ZH_PET_WORDS = "猫 狗 猫咪 狗狗 小猫 小狗 宠物"
-ZH_SURNAMES = frozenset(
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟"
-    "谭陆汪范金石廖贾夏韦付傅方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛"
-    "邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游"
-    "辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应"
-    "臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝")
-ZH_COMPOUND_SURNAMES = frozenset("欧阳 司马 上官 诸葛 东方 慕容 令狐 皇甫 尉迟 公孙 长孙 宇文 夏侯 端木 独孤 南宫".split())
 EN_INSTRUMENTS = alt(
     """piano keyboard guitar acoustic_guitar electric_guitar bass bass_guitar violin viola cello double_bass drums
     flute clarinet oboe bassoon saxophone sax trumpet trombone tuba french_horn harp ukulele banjo mandolin

@@ -20,6 +20,7 @@ from memoryhub.jobs import runner
 from memoryhub.memories.growth import topics
 from memoryhub.memories.models import EdgeType, Entry, Kind
 from memoryhub.memories.search import vectors
+from memoryhub.memories.text import entities
 from memoryhub.memories.write import gateway
 from memoryhub.spaces.models import MemorySpace
 
@@ -114,11 +115,13 @@ def link_automatically(entry: Entry) -> int:
         f"AND (e.at < %s OR (e.at = %s AND e.id < %s)) ORDER BY e.at DESC, e.id DESC LIMIT %s",
         [space, *names, at, at, entry.pk, ENTITY_EDGE_CAP * 4]) if names else []
     entity_edges = 0
+    kinds = entities.kinds(f"{entry.title}\n{entry.body}") if refs else {}
     for name, other in refs:
         if entity_edges >= ENTITY_EDGE_CAP or per_name.get(name, 0) >= ENTITY_NEIGHBOURS:
             continue
         per_name[name] = per_name.get(name, 0) + 1
-        edges += _pair(other, entry.pk, EdgeType.ENTITY, 1.0, {"entity": name}, {"entity": name})
+        meta = {"entity": name, "kind": kinds.get(name, "name")}  # a person, place, organisation, file …
+        edges += _pair(other, entry.pk, EdgeType.ENTITY, 1.0, meta, meta)
         entity_edges += 1
     now = sql.moment(timezone.now())
     sql.run_many("INSERT INTO memories_edge (source_id, target_id, edge_type, weight, metadata, created_at) "

@@ -17,9 +17,10 @@ from datetime import timedelta
 from django.db.models import Count, Max, Min
 
 from memoryhub.memories.models import Entry, Kind, Topic
-from memoryhub.memories.text.entities import extract_entities
-from memoryhub.memories.text.prose import FILLER_BIGRAMS, clip, information
-from memoryhub.memories.text.tokens import tokenize
+from memoryhub.memories.text import segment
+from memoryhub.memories.text.entities import SPEAKER_LABEL, extract_entities
+from memoryhub.memories.text.prose import clip, information
+from memoryhub.memories.text.tokens import stem, tokenize
 from memoryhub.memories.write import gateway
 
 GAP = timedelta(hours=2)
@@ -88,19 +89,34 @@ def _previous_turn(entry: Entry) -> Entry | None:
             .exclude(pk=entry.pk).select_related("topic").order_by("-at", "-id").first())
 
 
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+def words(text: str, stemmed: bool = True) -> list[str]:
+    """The content words of a turn, in order: English words (stopwords out, stemmed unless for people to read)
+    and Chinese words by segmentation (nouns and names, no particles or character pairs); speaker labels
+    ("User:", "Assistant:", "Caroline:") are not words of the subject."""
+    text = SPEAKER_LABEL.sub(" ", text)
+    found = tokenize(_HAN.sub(" ", text), stemmed=stemmed)
+    if segment.has_chinese(text):
+        found += segment.content_words(text)
+    return found
+
+
 def _signature(entry: Entry) -> tuple[set[str], set[str]]:
-    """(entities, content tokens) of a turn, lower-cased, generic Chinese filler removed.
+    """(entities, content words) of a turn, lower-cased.
 
     Kept on the entry: in a batch each turn is compared as itself and again as the next one's predecessor."""
     if getattr(entry, "_topic_signature", None) is None:
-        text = " ".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
+        text = "\n".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
         entities = {e.lower() for e in (entry.entities or extract_entities(text))}
-        entry._topic_signature = (entities, set(tokenize(text)) - FILLER_BIGRAMS)
+        entry._topic_signature = (entities, set(words(text)))
     return entry._topic_signature
 
 
 def _subject_changed(entry: Entry, previous: Entry) -> bool:
-    """A substantive turn sharing no entity and almost no words with its neighbour and topic starts a new topic."""
+    """A substantive turn sharing no entity with its neighbour and topic starts a new topic when it shares none
+    of their words, or names something new and shares almost none."""
     entities, tokens = _signature(entry)
     if len(tokens) < MIN_SIGNAL_TOKENS:
         return False
@@ -109,8 +125,12 @@ def _subject_changed(entry: Entry, previous: Entry) -> bool:
     seen_entities = prev_entities | {e.lower() for e in topic.entities}
     if entities & seen_entities:
         return False
-    seen_tokens = prev_tokens | set(topic.keywords)
-    return len(tokens & seen_tokens) / len(tokens) < SPLIT_BELOW
+    # The topic's running word counts are kept as written; compare them in the signature's (stemmed) form.
+    seen_tokens = prev_tokens | {stem(w) for w, _ in (topic.signal or {}).get("words", [])} | set(topic.keywords)
+    shared = tokens & seen_tokens
+    if shared and not entities:
+        return False  # names nothing new and still speaks of the topic ("should both databases run meanwhile?")
+    return len(shared) / len(tokens) < SPLIT_BELOW
 
 
 def on_entries_changed(sender, operation: str, entry_ids: list[int], **kwargs) -> None:
@@ -155,16 +175,16 @@ def _absorb(topic: Topic, entry: Entry) -> Topic:
 
 def _count(signal: dict, entry: Entry) -> None:
     """Add a turn's entities and words (each once per turn) to the counts, keeping the SIGNAL_KEEP most common."""
-    text = " ".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
+    text = "\n".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
     names = list(dict.fromkeys(entry.entities or extract_entities(text)))
-    words = [t for t in dict.fromkeys(tokenize(text, stemmed=False)) if t not in FILLER_BIGRAMS]
+    said = list(dict.fromkeys(words(text, stemmed=False)))
     phrase = " ".join((entry.title or entry.summary).split())
     phrases = signal.setdefault("phrases", [])
     if information(phrase) >= 2 and phrase not in (p for p, _ in phrases):
         phrases.append([phrase, information(phrase)])
         phrases.sort(key=lambda p: -p[1])  # stable: among equals the earlier stays
         del phrases[PHRASES:]
-    for key, items in (("entities", names), ("words", words)):
+    for key, items in (("entities", names), ("words", said)):
         counts = Counter(dict(signal.get(key, [])))
         counts.update(items)
         if len(counts) > 2 * SIGNAL_KEEP:
@@ -194,8 +214,8 @@ def _central_phrase(signal: dict) -> str:
     candidates = [p for p, _ in signal.get("phrases", [])] or [signal["opening"][0]]
 
     def centrality(phrase: str) -> float:
-        words = set(tokenize(phrase, stemmed=False))
-        return sum(counts.get(w, 0) for w in words) / math.sqrt(len(words) or 1)
+        found = set(words(phrase, stemmed=False))
+        return sum(counts.get(w, 0) for w in found) / math.sqrt(len(found) or 1)
 
     return max(candidates, key=centrality)
 

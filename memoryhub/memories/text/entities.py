@@ -1,8 +1,21 @@
-"""Entity extraction (Mnemon A8): identifiers, acronyms, files, URLs, @mentions, 《titles》 and known names."""
+"""Entity extraction: what a memory names — people, places, organisations, projects and products in plain
+words, beside identifiers, acronyms, files, URLs, @mentions, 《titles》 and known tech terms (Mnemon A8).
+
+English names are capitalised words with context rules: mid-sentence a capitalised run is a name ("moved
+the billing service to PostgreSQL", "lunch with Alice"); at the start of a sentence, where every word is
+capitalised, only a word that is no common English word and is followed by what people do ("Alice moved …",
+"Alice's team"), or a run of two ("Olivia Brandt said"). Speaker labels ("User:", "Caroline:") are not
+mentions. Chinese names come from word segmentation (segment.py): the dictionary's person, place and
+organisation tags, with a person only where the word looks like a name (a surname, not 老公), and whatever
+follows 叫 ("我女儿叫朵朵"). Each mention has a kind; the entity edges carry it.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+
+from memoryhub.memories.text import segment
 
 TECH_TERMS = frozenset(
     """Python JavaScript TypeScript Go Rust Java Kotlin Swift Ruby PHP Perl Scala Haskell Elixir Erlang Lua Bash
@@ -18,6 +31,57 @@ ACRONYM_STOP = frozenset(
     "IN ON AT TO OF OR IS IT BE AS BY AN IF NO SO UP DO GO WE US MY ME HE OK THE AND FOR NOT YOU ALL GET USE "
     "ARE BUT CAN HAS HAD WAS ONE TWO NEW NOW OUT SEE ANY MAY WHO WHY HOW".split()
 )
+# Words that open sentences (or are capitalised for other reasons) without naming anything.
+COMMON = frozenset(
+    """a about above after again against all also although always am an and another any anyone anything anyway
+    are around as at back be because been before being below between both but by can cannot could did do does
+    doing done down during each either else even ever every everyone everything few first for from further get
+    gets getting give go going gone good got great had has have having he her here hers herself him himself his
+    how however i if in into is it its itself just last later least less let lets like look made make many may
+    maybe me might mine more most much must my myself near need never new next no nobody none nor not nothing
+    now of off oh ok okay on once one only or other others our ours ourselves out over own perhaps please quite
+    rather really right same see she should since so some someone something sometimes soon still such sure take
+    than thank thanks that the their theirs them themselves then there these they thing things think this those
+    though through thus to today together tomorrow tonight too under until up upon us very was we well were what
+    whatever when where whether which while who whoever whom whose why will with within without would yes yet
+    yesterday you your yours yourself hi hello hey dear great cool nice wow yeah yep nope sorry congrats
+    congratulations welcome morning evening afternoon night week weekend month year day monday tuesday wednesday
+    thursday friday saturday sunday january february march april june july august september october november
+    december let's i'm i've i'd i'll it's that's there's what's here's don't can't won't didn't isn't
+    add ask be build call change check create delete describe do explain find fix give help keep list make move
+    note open plan put read remember remind remove rename run save say send set show start stop summarise
+    summarize tell test translate try turn update use wait write both neither anyway actually also besides
+    finally first second third last next then meanwhile otherwise still sure agreed exactly absolutely probably
+    definitely honestly basically apparently unfortunately luckily hopefully anyway ah um uh hmm user assistant
+    human system note todo""".split()
+)
+# Nationalities and languages are not things a conversation names as entities.
+DEMONYMS = frozenset(
+    """english chinese mandarin cantonese japanese korean french german spanish portuguese italian dutch russian
+    polish swedish norwegian danish finnish greek turkish arabic hebrew hindi thai vietnamese indonesian american
+    british scottish welsh irish canadian australian indian mexican brazilian european asian african""".split()
+)
+_PERSON_BEFORE = frozenset(
+    """mr mrs ms miss dr prof professor sir madam uncle aunt auntie grandma grandpa sister brother wife husband son
+    daughter mom mum dad father mother friend colleague coworker boss manager partner boyfriend girlfriend with
+    ask asked tell told call called meet met thank thanks dear hi hello hey cousin neighbour neighbor""".split()
+)
+_PERSON_AFTER = frozenset(
+    """said says told tells asked asks thinks thought wants wanted likes liked loves loved owns owned moved moves
+    lives lived works worked agreed agrees suggested suggests wrote writes joined joins left leads led manages
+    managed decided decides feels felt knows knew met called emailed texted replied mentioned""".split()
+)
+# What follows a name opening a sentence: something people do ("Alice moved", "Kenji is flying", "Tom and Jerry").
+_DOES = re.compile(r"^(?:(?:" + "|".join(sorted(_PERSON_AFTER)) + r")\b|(?:is|was|will\s+be)\s+\w+ing\b)")
+_PLACE_BEFORE = frozenset("in from to near around across visit visited visiting outside into toward towards via".split())
+_ORG_WORDS = frozenset(
+    """inc ltd llc corp corporation company co group bank university college institute labs lab foundation
+    agency association airlines airways hospital school studios studio technologies systems ministry council
+    club society press""".split()
+)
+_PROJECT_AFTER = frozenset("project app service platform library repo framework plugin extension tool sdk api".split())
+_JOINERS = frozenset("of de van von der den du da del la le".split())
+
 _CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\b")
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")
 _FILE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,9}\b")
@@ -25,8 +89,20 @@ _URL = re.compile(r"https?://[^\s<>\"'）)]+")
 _MENTION = re.compile(r"(?<!\w)@[A-Za-z0-9_][\w.-]{1,38}")
 _QUOTED = re.compile(r"《([^》]{1,60})》|「([^」]{1,60})」")
 _ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.+#-]*")
-_DOMAIN_TLDS = ("com", "org", "net", "io", "dev", "ai", "cn", "app", "co")
 _NOT_FILES = frozenset({"e.g", "i.e", "etc", "vs"})
+# A speaker label at the start of a line ("User:", "Caroline:", "张三："): who speaks, not what is said.
+SPEAKER_LABEL = re.compile(r"^[ \t]*(?:[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30}){0,2}|[\u4e00-\u9fff]{2,4})[ \t]*[:：][ \t]*",
+                    re.M)
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+_POSSESSIVE = re.compile(r"['’]s?$")
+_WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ0-9'’-]*")
+_CALLED_ZH = re.compile(r"(?:叫|名叫|叫做|名字是)([\u4e00-\u9fff]{2,3}?)(?=[，,。.！!？?；;、\s]|$|是|在|今年|的)")
+
+
+@dataclass(frozen=True)
+class Mention:
+    name: str
+    kind: str  # person, place, organisation, project, name, tech, file, url, identifier, acronym, handle, title
 
 
 def capitalised_words(text: str) -> set[str]:
@@ -34,37 +110,145 @@ def capitalised_words(text: str) -> set[str]:
     return {w for w in _ASCII_WORD.findall(_URL.sub(" ", text)) if w[:1].isupper() and len(w) > 1}
 
 
-def extract_entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[str]:
-    """Regex + dictionary entities (Mnemon A8): identifiers, acronyms, files, URLs, @mentions, 《titles》.
+def mentions(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[Mention]:
+    """Everything the text names, each once, with its kind (the first kind found wins)."""
+    found: dict[str, Mention] = {}
 
-    `known` admits plain capitalised words only when they are already an entity elsewhere
-    (the entity index filters, it never generates; see capitalised_words).
-    """
-    found: list[str] = []
-
-    def add(value: str) -> None:
+    def add(value: str, kind: str) -> None:
         value = value.strip().rstrip(".,;:!?")
         if value and len(value) <= 200 and value not in found:
-            found.append(value)
+            found[value] = Mention(value, kind)
 
     for m in _URL.finditer(text):
-        add(m.group(0))
+        add(m.group(0), "url")
     stripped = _URL.sub(" ", text)
     for m in _FILE.finditer(stripped):
         value = m.group(0)
         if value.lower() in _NOT_FILES or re.fullmatch(r"[\d.]+", value):
             continue
-        add(value)
+        add(value, "file")
     for m in _CAMEL.finditer(stripped):
-        add(m.group(0))
+        add(m.group(0), "identifier")
     for m in _ACRONYM.finditer(stripped):
         if m.group(0) not in ACRONYM_STOP:
-            add(m.group(0))
+            add(m.group(0), "acronym")
     for m in _MENTION.finditer(stripped):
-        add(m.group(0))
+        add(m.group(0), "handle")
     for m in _QUOTED.finditer(stripped):
-        add(m.group(1) or m.group(2))
+        add(m.group(1) or m.group(2), "title")
     for word in _ASCII_WORD.findall(stripped):
-        if word in TECH_TERMS or (known and word in known and word[:1].isupper()):
-            add(word)
-    return found[:50]
+        word = word.rstrip(".")  # "… to PostgreSQL." ends a sentence, not the name
+        if word in TECH_TERMS:
+            add(word, "tech")
+    unlabelled = SPEAKER_LABEL.sub("", stripped)
+    for name, kind in english_names(unlabelled, known):
+        add(name, kind)
+    if segment.has_chinese(unlabelled):
+        for name, kind in chinese_names(unlabelled):
+            add(name, kind)
+    return list(found.values())[:50]
+
+
+def extract_entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """The names of everything the text mentions (see mentions); `known` names count wherever they stand."""
+    return [m.name for m in mentions(text, known)]
+
+
+def kinds(text: str) -> dict[str, str]:
+    """Name → kind for the text's mentions (the kind an entity edge carries)."""
+    return {m.name: m.kind for m in mentions(text)}
+
+
+# --- English names ----------------------------------------------------------------------------
+
+def english_names(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """(name, kind) of the capitalised runs that name someone or something (module docstring)."""
+    found: list[tuple[str, str]] = []
+    for sentence in _SENTENCE.findall(text):
+        words = [(_POSSESSIVE.sub("", m.group(0)), m.start()) for m in _WORD.finditer(sentence)]
+        lower = [w.lower() for w, _ in words]
+        i = 0
+        while i < len(words):
+            if not _capitalised(words[i][0]):
+                i += 1
+                continue
+            j = i + 1  # a run goes on over capitalised words (and "of", "van" …) with nothing but spaces between
+            while j < len(words) and sentence[words[j - 1][1] + len(words[j - 1][0]):words[j][1]].isspace() and (
+                    _capitalised(words[j][0]) or (lower[j] in _JOINERS and j + 1 < len(words)
+                                                  and _capitalised(words[j + 1][0]))):
+                j += 1
+            start, name = _clean_run([w for w, _ in words[i:j]], at_start=i == 0, known=known,
+                                     after=" ".join(w for w, _ in words[j:j + 2]),
+                                     possessive=sentence[words[j - 1][1] + len(words[j - 1][0]):][:2] in ("'s", "’s"))
+            if name:
+                at = i + start
+                found.append((name, _kind(name, lower[at - 1] if at else "", lower[j] if j < len(words) else "",
+                                          lower[at - 2] if at > 1 else "")))
+            i = j
+    return found
+
+
+def _capitalised(word: str) -> bool:
+    return len(word) > 1 and word[0].isupper() and not word.isupper() and word.lower() not in ("i", "i'm")
+
+
+def _clean_run(run: list[str], *, at_start: bool, after: str, possessive: bool, known) -> tuple[int, str]:
+    """(where the name starts in the run, the name) or (0, ''): common words and nationalities at its edges go,
+    and a single word opening a sentence needs a sign that it names someone."""
+    start = 0
+    while start < len(run) and (run[start].lower() in COMMON or run[start].lower() in DEMONYMS
+                                or run[start] in TECH_TERMS or run[start].lower() in _JOINERS):
+        at_start = at_start and run[start].lower() not in COMMON
+        start += 1
+    end = len(run)
+    while end > start and (run[end - 1].lower() in COMMON or run[end - 1].lower() in DEMONYMS
+                           or run[end - 1] in TECH_TERMS):
+        end -= 1
+    kept = run[start:end]
+    if not kept:
+        return 0, ""
+    name = " ".join(kept)
+    if at_start and start == 0 and len(kept) == 1 and name not in known and not possessive \
+            and not (_DOES.match(after.lower()) or re.match(r"(?:and|&)\s+[A-Z]", after)):
+        return 0, ""
+    return start, name
+
+
+def _kind(name: str, before: str, after: str, two_before: str) -> str:
+    words = {w.lower() for w in name.split()}
+    if words & _ORG_WORDS or (before in ("at", "for") and two_before in ("work", "works", "worked", "working")) \
+            or before in ("joined", "joins"):
+        return "organisation"
+    if after in _PROJECT_AFTER:
+        return "project"
+    if before in _PERSON_BEFORE or after in _PERSON_AFTER:
+        return "person"
+    if before in _PLACE_BEFORE:
+        return "place"
+    return "name"
+
+
+# --- Chinese names ----------------------------------------------------------------------------
+
+def chinese_names(text: str) -> list[tuple[str, str]]:
+    """(name, kind) of the Chinese proper names: the dictionary's tags (a person only where the word looks like
+    a name; a name someone works at is an organisation) and whatever follows 叫."""
+    found: list[tuple[str, str]] = []
+    for match in _CALLED_ZH.finditer(text):
+        if match.group(1) not in segment.NOT_NAMES:
+            found.append((match.group(1), "person"))
+    tagged = segment.tagged(text)
+    for n, (word, tag) in enumerate(tagged):
+        kind = segment.PROPER_TAGS.get(tag)
+        if kind is None or kind == "name" or len(word) < 2 or word in segment.NOT_NAMES or not segment.has_chinese(word):
+            continue  # nz (other proper nouns) are mostly common terms in jieba's dictionary (嵌入式, 中文)
+        following = tagged[n + 1][0] if n + 1 < len(tagged) else ""
+        if kind == "person" and following in _WORKS_ZH:
+            kind = "organisation"  # 我在华为上班
+        elif kind == "person" and not segment.looks_like_person(word, tag):
+            continue
+        found.append((word, kind))
+    return found
+
+
+_WORKS_ZH = frozenset("上班 工作 任职 实习 公司 集团 打工 入职".split())

@@ -28,6 +28,31 @@ GENERIC_NOUNS = frozenset(
 )
 
 
+# The common Chinese surnames (a person-name test where the dictionary has no tag for the name).
+ZH_SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟"
+    "谭陆汪范金石廖贾夏韦付傅方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛"
+    "邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游"
+    "辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应"
+    "臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝")
+ZH_COMPOUND_SURNAMES = frozenset("欧阳 司马 上官 诸葛 东方 慕容 令狐 皇甫 尉迟 公孙 长孙 宇文 夏侯 端木 独孤 南宫".split())
+NOT_NAMES = frozenset(
+    """老公 老婆 老爸 老妈 老家 老师 老板 老乡 老兄 哥哥 姐姐 弟弟 妹妹 爸爸 妈妈 儿子 女儿 朋友 同事 同学 爷爷 奶奶 外公 外婆
+    叔叔 阿姨 舅舅 姑姑 宝宝 孩子 媳妇 丈夫 妻子 先生 太太 小姐 师傅 领导 过敏 小孩 大家 自己 谢谢 高兴 白天 黄昏
+    方便 江湖 金钱 马上 石头 文件 温柔 程序 钱包 孔子 常见 常用 高手 高级""".split())
+
+
+def looks_like_person(word: str, tag: str = "") -> bool:
+    """A Chinese personal name: a common surname and one or two more characters, or the dictionary's
+    transliterated/full-name tags; never a kinship word the dictionary happens to tag as a name (老公)."""
+    if word in NOT_NAMES or not has_chinese(word) or not 2 <= len(word) <= 4:
+        return False
+    if tag in ("nrfg", "nrt"):
+        return True
+    surname = 2 if word[:2] in ZH_COMPOUND_SURNAMES else 1
+    return word[:surname] in ZH_SURNAMES and len(word) <= surname + 2
+
+
 def _segmenter():
     global _SEGMENTER
     if _SEGMENTER is None:
