@@ -7,8 +7,9 @@ from django.utils import timezone
 
 from memoryhub.memories.maintenance import consolidate
 from memoryhub.memories.search import fulltext as search
-from memoryhub.memories.write import gateway
-from memoryhub.memories.models import ConsolidationRun, Entry
+from memoryhub.memories.facts.slots import current_facts
+from memoryhub.memories.write import gateway, marks
+from memoryhub.memories.models import ConsolidationRun, Entry, Fact
 from memoryhub.spaces.models import MemorySpace
 from tests.fakes_llm import FakeLLM, chat_answer
 
@@ -110,6 +111,24 @@ def test_archive_takes_old_never_recalled_non_decisions_only(space):
     assert not any(Entry.objects.filter(pk__in=[decision.pk, recalled.pk, fresh.pk]).values_list("archived", flat=True))
     assert search.query([space.pk], "debian staging") == []
     assert [h.entry_id for h in search.query([space.pk], "debian staging", recallable_only=False)] == [stale.pk]
+
+
+def test_a_turn_that_said_a_still_true_fact_is_not_archived_and_its_facts_stay_current(space):
+    old = timezone.now() - timedelta(days=40)
+    allergy = turn(space, "I'm allergic to peanuts.", "Noted.", old)
+    moved = turn(space, "I live in Leeds.", "Nice.", old)
+    chat = turn(space, "What is a good name for a goldfish?", "Bubbles.", old)
+    turn(space, "I live in York now.", "Got it.", old + timedelta(days=1))  # Leeds is no longer true
+    archived = {e.pk for e in consolidate.plan(space).archives}
+    assert allergy.pk not in archived  # still true: stays in recall
+    assert {moved.pk, chat.pk} <= archived  # its fact was replaced; small talk
+    consolidate.apply(space)
+    assert not Entry.objects.get(pk=allergy.pk).archived and Entry.objects.get(pk=moved.pk).archived
+    assert Fact.objects.get(value="York").status == "active"
+    # A turn archived all the same (a person, the maxEntries cap) leaves its facts current: archiving marks turns.
+    marks.archive(space, [allergy.pk])
+    assert Entry.objects.get(pk=allergy.pk).archived
+    assert list(current_facts(space).values_list("value", flat=True).filter(predicate="allergy")) == ["peanuts"]
 
 
 def test_thresholds_come_from_the_space_settings(space, settings):

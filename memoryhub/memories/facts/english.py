@@ -50,7 +50,8 @@ ROWS: list[P] = [
 
     # --- the language to answer in, or the user's own ---
     P("language", r"(?:please\s+)?(?:always\s+|only\s+|just\s+)?(?:reply|respond|answer|talk|speak|write|chat|"
-                  r"communicate)(?:\s+(?:to|with)\s+me|\s+me)?(?:\s+only)?\s+in\s+<lang>",
+                  r"communicate)(?:\s+(?:to|with)\s+me|\s+me)?(?:\s+only)?\s+in\s+(?:plain\s+|simple\s+|formal\s+|informal\s+|"
+                  r"british\s+|american\s+|brazilian\s+|european\s+|simplified\s+|traditional\s+)?<lang>",
       (("Please reply in Spanish from now on.", "Spanish"), ("Could you always respond in French?", "French")),
       request=True),
     P("language", r"(?:please\s+)?use\s+<lang>(?:\s+(?:with\s+me|when\s+you\s+(?:reply|answer|talk)))?{end}",

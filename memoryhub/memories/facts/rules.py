@@ -186,7 +186,9 @@ def _sentence_claims(sentence: str) -> list[Claim]:
         tries = [("", rest)]
         if chinese and whose == "none" and _ZH_RELATIVE_FIRST.match(clause_text):
             whose, tries = "other", [("我", "我" + rest)]  # 我大女儿叫甜甜，小女儿叫乐乐: still the user's daughter
-        elif whose == "none" and speaker_is_user and (chinese or start > 0) and (chinese or _EN_SUBJECTLESS.match(rest)):
+        elif (whose == "none" and speaker_is_user and (chinese or start > 0)
+              and (chinese or (_EN_SUBJECTLESS.match(rest) and body[:start].rstrip()[-1:] not in ":;"))):
+            # "…, and work at Dell" goes on the user's clause; what follows a colon explains, it does not go on
             tries.append(("我" if chinese else "I ", ("我" if chinese else "I ") + rest))
         for prefix, text in tries:
             # A clause about a relative ("my husband Raj is a pilot", 我同事对芒果过敏) only says who they are.

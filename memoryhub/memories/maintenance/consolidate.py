@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from memoryhub.core import llm
-from memoryhub.memories.models import Category, ConsolidationRun, Entry, Kind, Method, Topic
+from memoryhub.memories.models import Category, ConsolidationRun, Entry, Fact, Kind, Method, Topic
 from memoryhub.memories.text.prose import clip
 from memoryhub.memories.text.tokens import overlap, token_set, tokenize
 from memoryhub.memories.write import gateway, marks, oplog
@@ -99,9 +99,13 @@ def plan(space: MemorySpace, now: datetime | None = None) -> Plan:
     result.merges = _merge_groups(active, limits.merge_similarity)
     losers = {e.pk for g in result.merges for e in g.merged}
     result.digests = _digest_groups(space, active, now - timedelta(days=limits.digest_age_days), losers)
+    # What the user said about themselves stays in recall while it is still true: a turn that gave a fact
+    # still active is never archived by age (its facts stay current either way: archiving only marks the turn).
+    said_facts = Fact.objects.filter(space=space, status=Fact.Status.ACTIVE, source_entry__isnull=False)
     result.archives = list(
         active.filter(at__lte=now - timedelta(days=limits.min_age_days), hits=0)
-        .exclude(category=Category.DECISION).exclude(kind=Kind.DIGEST).exclude(pk__in=losers).order_by("at", "id")
+        .exclude(category=Category.DECISION).exclude(kind=Kind.DIGEST).exclude(pk__in=losers)
+        .exclude(pk__in=said_facts.values("source_entry_id")).order_by("at", "id")
     )
     return result
 

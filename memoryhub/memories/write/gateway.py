@@ -72,6 +72,9 @@ def write_many(drafts: list[tuple[MemorySpace, Draft]], *, actor: str = "") -> l
                 continue
             said = draft.user or draft.body
             claims = facts.extract(said) if draft.kind in (Kind.TURN, Kind.NOTE) else []
+            if draft.kind == Kind.TURN and draft.user and claims:  # what the user said of themselves files it
+                draft = replace(draft, category=classify(f"{draft.user}\n{draft.assistant}",
+                                                         [c.predicate for c in claims if c.subject == "user"]))
             entry = _new_entry(space, draft, redactions)
             ready.append((n, entry, search.document_tokens(entry), claims))
         except Exception as exc:  # noqa: BLE001 — the draft's own failure, answered in its place
