@@ -34,6 +34,7 @@ __all__ = [
     "listing",
     "is_real_path",
     "move_to_origin",
+    "overrides_explicit",
 ]
 
 # The seed's predicates first, then the families of ../shared/bench/facts/README.md; any other predicate a person
@@ -167,6 +168,18 @@ def _settle(space: MemorySpace, fact: Fact, now) -> None:
         _invalidate(older, now, by=newer)
         if older is fact:
             return
+
+
+def overrides_explicit(space: MemorySpace, claim: Claim, origin: str) -> bool:
+    """Whether a model's claim would overturn what the user said or a person set (rule and manual facts): a
+    model only ever fills gaps."""
+    explicit = Fact.objects.filter(space=space, subject=claim.subject or "user", predicate=claim.predicate,
+                                   status=Fact.Status.ACTIVE, negative=False, origin=origin).exclude(method=Method.LLM)
+    if claim.negative:
+        return any(_key(f.value) == _key(claim.value) for f in explicit)
+    if claim.predicate in MULTI_VALUED:
+        return False
+    return any(_key(f.value) != _key(claim.value) for f in explicit)
 
 
 def current_facts(space_or_spaces, origin_scope: str | None = None) -> QuerySet:

@@ -1,4 +1,5 @@
-"""Edges and topics for new native entries, added by the worker after the write has committed.
+"""Edges, topics and (with a model configured) model-read facts for new native entries, added by the worker
+after the write has committed.
 
 A write only marks its entry pending, and `on_entries_changed` (subscribed to the write
 gateway) makes sure one worker run per space is queued, so an agent's turn is answered without
@@ -17,7 +18,7 @@ from django.utils import timezone
 
 from memoryhub.core import sql
 from memoryhub.jobs import runner
-from memoryhub.memories.growth import topics
+from memoryhub.memories.growth import learn, topics
 from memoryhub.memories.models import EdgeType, Entry, Kind
 from memoryhub.memories.search import vectors
 from memoryhub.memories.text import entities
@@ -50,11 +51,13 @@ def schedule(space: MemorySpace) -> None:
 
 
 def run(space_id: int) -> int:
-    """Enrich every pending entry of a space, oldest first, then embed what lacks a vector (when embeddings are
-    on); returns how many entries were enriched."""
+    """Enrich every pending entry of a space, oldest first, then let the model read facts from the new turns
+    (learn.py) and embed what lacks a vector (when a model and embeddings are configured); returns how many
+    entries were enriched."""
     # Clear the mark first: a write committing from now on queues a new run rather than being missed.
     MemorySpace.objects.filter(pk=space_id).update(enrich_queued_at=None)
     done = 0
+    turns: list[int] = []
     while True:
         with sql.one_writer(), transaction.atomic():
             # Two runs of one space never take the same entry (PostgreSQL; SQLite writes one at a time anyway).
@@ -65,10 +68,13 @@ def run(space_id: int) -> int:
                 link_automatically(entry)
             topics.assign_all([entry for entry in live if entry.kind == Kind.TURN])
             gateway.enriched([e.pk for e in batch])
+            turns += [entry.pk for entry in live if entry.kind == Kind.TURN]
         done += len(batch)
         if len(batch) < BATCH:
             break
-    # Outside any transaction (it waits on the embedding service), and briefly: a backlog is the sweep's.
+    # Outside the batches' transactions: these wait on a model and on the embedding service.
+    if turns:
+        learn.from_turns(space_id, turns)
     vectors.embed_pending(space_id, seconds=EMBED_SECONDS)
     return done
 

@@ -19,7 +19,7 @@ from django.utils import timezone
 from memoryhub.agents.models import LOCAL_ORIGIN
 from memoryhub.core import llm as llm_mod
 from memoryhub.memories.facts.rules import Claim, real_paths
-from memoryhub.memories.facts.slots import MULTI_VALUED, PREDICATES, SINGLE_VALUED, apply_claims, current_facts
+from memoryhub.memories.facts.slots import PREDICATES, SINGLE_VALUED, apply_claims, current_facts, overrides_explicit
 from memoryhub.memories.models import Entry, Fact, Persona
 from memoryhub.memories.text.tokens import tokenize
 from memoryhub.spaces import space_settings
@@ -296,7 +296,7 @@ def _read_answer(space: MemorySpace, answer: dict, persona: Persona, result: dic
     for item in _as_list(answer.get("facts"))[:MAX_LLM_CLAIMS]:
         claim = _claim(item)
         if (claim is None or is_frame_echo(claim.value, frame) or is_churn(claim.value)
-                or _overrides_user(space, claim, persona.origin)):
+                or overrides_explicit(space, claim, persona.origin)):
             result["rejected"] += 1
         else:
             claims.append(claim)
@@ -320,14 +320,3 @@ def _claim(item) -> Claim | None:
     if not isinstance(value, str) or not value.strip():
         return None
     return Claim(predicate=item["predicate"], value=value.strip(), negative=item.get("negative") is True)
-
-
-def _overrides_user(space: MemorySpace, claim: Claim, origin: str) -> bool:
-    """A model's guess never overturns what the user said or set by hand (rule/manual facts)."""
-    explicit = Fact.objects.filter(space=space, predicate=claim.predicate, status="active", negative=False,
-                                   origin=origin).exclude(method="llm")
-    if claim.negative:
-        return any(f.value.casefold() == claim.value.casefold() for f in explicit)
-    if claim.predicate in MULTI_VALUED:
-        return False
-    return any(f.value.casefold() != claim.value.casefold() for f in explicit)
