@@ -5,7 +5,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from memoryhub.jobs.models import Job
-from memoryhub.memories.models import Entry, Fact, Persona
+from memoryhub.memories.models import Entry, Persona
 
 
 def result(response):
