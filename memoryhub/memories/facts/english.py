@@ -32,7 +32,7 @@ ROWS: list[P] = [
                   r"(?:call|address)\s+me\s+(?:as\s+)?<nick>",
       (("Just call me Sam, everybody does.", "Sam"), ("call me bob", "bob")), request=True),
     P("nickname", r"(?:everyone|everybody|people|most\s+people|my\s+friends|friends|my\s+family|folks|they|my\s+"
-                  r"(?:colleagues|coworkers|kids|students))\s+(?:usually\s+|all\s+|just\s+)?calls?\s+me\s+<nick>",
+                  r"(?:colleagues|coworkers|kids|students))(?:\s+[\w'-]+){0,3}?\s+calls?\s+me\s+<nick>",
       (("My friends call me Jojo.", "Jojo"),)),
     P("nickname", r"i\s+(?:go|usually\s+go)\s+by\s+<nick>", (("I go by Teddy.", "Teddy"),)),
     P("nickname", r"(?:(?:most\s+)?people|everyone|everybody|friends|my\s+friends)\s+(?:usually\s+)?know\s+me\s+as\s+<nick>",
@@ -56,6 +56,12 @@ ROWS: list[P] = [
       request=True),
     P("language", r"(?:please\s+)?use\s+<lang>(?:\s+(?:with\s+me|when\s+you\s+(?:reply|answer|talk)))?{end}",
       (("Please use German with me.", "German"),), request=True),
+    P("language", r"(?:please\s+)?(?:keep|give|write|put)\s+(?:me\s+)?(?:your\s+|the\s+|all\s+)?(?:answers|replies|"
+                  r"responses)\s+in\s+<lang>", (("Please keep your answers in Portuguese.", "Portuguese"),), request=True),
+    P("language", r"i\s+(?:would\s+like|want|would\s+prefer|prefer)\s+(?:your\s+|the\s+)?(?:answers|replies|responses)"
+                  r"\s+in\s+<lang>", (("I'd like answers in English.", "English"),), request=True),
+    P("language", r"<lang>\s+is\s+my\s+(?:native|first|mother)\s+(?:language|tongue)",
+      (("Tagalog is my first language.", "Tagalog"),)),
     P("language", r"my\s+(?:native|first|mother)\s+(?:language|tongue)\s+is\s+<lang>",
       (("My native language is Portuguese.", "Portuguese"),)),
     P("language", r"i\s+am\s+a\s+native\s+<lang>\s+speaker", (("I am a native Polish speaker.", "Polish"),)),
@@ -97,6 +103,7 @@ ROWS: list[P] = [
     P("location", r"(?:i|we)\s+(?:have\s+)?(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+to\s+<place>",
       (("We moved to Denver two years ago.", "Denver"),)),
     P("location", r"(?:my|our)\s+home\s+is\s+(?:in\s+)?<place>", (("My home is in Galway.", "Galway"),)),
+    P("location", r"home\s+(?:for\s+(?:me|us)\s+)?is\s+(?:in\s+)?<place>", (("Home for me is Auckland.", "Auckland"),)),
     P("location", r"i\s+(?:work|study)\s+in\s+<place>{end}", (("I work in Manchester.", "Manchester"),)),
 
     # --- health, allergies, diet (before traits and jobs: "I am vegan") ---
@@ -116,7 +123,7 @@ ROWS: list[P] = [
                 r"\s+(?:disease|syndrome|disorder))\b",
       (("I have type 2 diabetes.", "type 2 diabetes"), ("I suffer from migraines.", "migraines"),
        ("I was diagnosed with ADHD.", "ADHD"))),
-    P("health", r"i\s+am\s+{adv}(?P<v__word__0>diabetic|asthmatic|epileptic|anemic|anaemic|lactose\s+intolerant|"
+    P("health", r"i\s+am\s+{adv}(?P<v__word__0>diabetic|asthmatic|epileptic|anemic|anaemic|lactose\s+intolerant|coeliac|celiac|"
                 r"gluten\s+intolerant|colou?rblind|deaf|hard\s+of\s+hearing|pregnant|short-sighted|nearsighted|"
                 r"autistic|dyslexic)\b", (("I'm diabetic.", "diabetic"), ("I am pregnant", "pregnant"))),
     P("diet", r"i\s+(?:am|have\s+been|went)\s+{adv}(?:a\s+|an\s+)?(?:strict\s+|full\s+|mostly\s+|mainly\s+|fully\s+)?"
@@ -149,6 +156,8 @@ ROWS: list[P] = [
     *_relation("child", (("My daughter Ava just turned six.", "Ava"), ("We have a son named Ravi.", "Ravi"))),
     *_relation("parent", (("My father's name is Rashid.", "Rashid"), ("I have a stepmom called Jill.", "Jill"))),
     *_relation("sibling", (("My older brother Tom is a chef.", "Tom"), ("I have a twin sister named Grace.", "Grace"))),
+    P("pet", r"{have}\s+(?:two|three|four|\d)\s+(?P<note>{pet})s\s*[,:]\s*(?:called\s+|named\s+)?<names>",
+      (("We've got two cats, Salt and Pepper.", "Salt (cat)"),)),
     P("pet", r"{have}\s+(?:a|an|one|two|three)?\s*(?:(?:little|new|old|rescue|young|sweet|big|fat|lazy|crazy|black|"
              r"white|ginger|grey|gray|brown)\s+)*(?P<note>{pet})s?\s*,?\s+(?:called|named|whose\s+name\s+is)\s+<names>",
       (("We have a cat named Miso.", "Miso (cat)"), ("I have a golden retriever called Max.", "Max (golden retriever)"))),
@@ -157,10 +166,11 @@ ROWS: list[P] = [
     P("pet", r"{have}\s+(?:a|an|one|two|three)\s+(?P<v__word__0>{pet})s?{end}", (("We have a hamster.", "hamster"),)),
 
     # --- work and study ---
-    P("employer", r"(?:i|we)\s+{adv}(?:work|am\s+working|have\s+been\s+working|intern)\s+(?:at|for)\s+<org>"
+    P("employer", r"(?:i|we)\s+{adv}(?:work|am\s+working|have\s+been\s+working|intern)(?:\s+(?:remotely|part-time|"
+                  r"full-time|freelance|from\s+home))?\s+(?:at|for)\s+<org>"
                   r"(?:\s+as\s+(?:{a})?<job:job>)?",
       (("I work at Spotify.", "Spotify"), ("I've been working for Deloitte since 2019.", "Deloitte"),
-       ("I work for a bank", "bank"))),
+       ("I work for a bank", "bank"), ("I work remotely for a fintech startup called Plaid.", "Plaid"))),
     P("job", r"i\s+work\s+as\s+(?:{a})?<job>(?:\s+(?:at|for|in)\s+<employer:org>)?",
       (("I work as a nurse at the children's hospital.", "nurse"),)),
     P("employer", r"i\s+am\s+(?:employed|hired)\s+(?:by|at)\s+<org>", (("I'm employed by Siemens.", "Siemens"),)),
@@ -170,7 +180,7 @@ ROWS: list[P] = [
                    r"student|undergrad|freshman|sophomore|postdoc)\s+(?:at|in)\s+<org>",
       (("I'm a PhD student at Leiden University.", "Leiden University"),)),
     P("job", r"i\s+am\s+(?:not|no\s+longer)\s+(?:{a})?<job>", (("I'm not a teacher anymore.", "teacher"),), negative=True),
-    P("job", r"i\s+(?:am|have\s+been|have\s+worked\s+as)\s+{adv}{a}<job>(?:\s+(?:at|for|with|in)\s+<employer:org>|"
+    P("job", r"i\s+(?:am|have\s+been|have\s+worked\s+as)\s+{adv}(?:a|an|the)\s+<job>(?:\s+(?:at|for|with|in)\s+<employer:org>|"
              r"\s+from\s+<hometown:place>)?",
       (("I'm a high school chemistry teacher.", "high school chemistry teacher"),
        ("I'm a planner at Maersk", "planner"), ("I've been a firefighter for twelve years.", "firefighter"))),
@@ -179,8 +189,8 @@ ROWS: list[P] = [
     P("job", r"my\s+(?:job|occupation|profession)\s+is\s+(?:being\s+)?(?:{a})?<job>", (("My job is nursing assistant.",
                                                                                       "nursing assistant"),)),
     P("job", r"i\s+(?P<v__word__0>teach\s+[\w\s]{2,30}?|practise\s+law|practice\s+law|practise\s+medicine|"
-             r"practice\s+medicine)\s*(?:at\s+<employer:org>)?{end}", (("I teach maths at a primary school.",
-                                                                      "teach maths"),)),
+             r"practice\s+medicine)(?:\s+in\s+<location:place>|\s+at\s+<employer:org>)?{end}",
+      (("I teach maths at a primary school.", "teach maths"), ("I teach yoga in Seville.", "Seville"))),
     P("job", r"i\s+(?:do|make)\s+<thing>\s+for\s+a\s+living", (("I do voice acting for a living.", "voice acting"),)),
     P("education", r"i\s+(?:graduated|graduate)\s+(?:from\s+)?<org>", (("I graduated from Trinity College.",
                                                                         "Trinity College"),)),
@@ -214,6 +224,8 @@ ROWS: list[P] = [
     P("preference", r"my\s+(?P<note>(?:all-time\s+|absolute\s+)?favou?rite\s+[\w\s-]{1,30}?)\s+(?:is|are|has\s+to\s+be|"
                     r"would\s+be)\s+<things>",
       (("My favourite food is ramen.", "ramen (favourite food)"),)),
+    P("preference", r"<things>\s+(?:is|are)\s+my\s+(?P<note>(?:all-time\s+|absolute\s+)?favou?rite\s+[\w\s-]{1,30}?)"
+                    r"{end}", (("Jazz is my favourite kind of music.", "Jazz (favourite kind of music)"),)),
     P("preference", r"i\s+{adv}(?:like|love|enjoy|adore|prefer|dig|am\s+{adv}(?:a\s+" + _LIKE_ADJ + r"(?:fan|lover)\s+of|"
                     r"into|crazy\s+about|passionate\s+about|obsessed\s+with|fond\s+of|keen\s+on|mad\s+about))\s+<things>",
       (("I really enjoy baking sourdough.", "baking sourdough"), ("I'm a huge fan of jazz.", "jazz"),
@@ -230,11 +242,12 @@ ROWS: list[P] = [
                r"talented|competent|excellent|brilliant|not\s+bad)\s+(?:at|in|with)\s+<things>",
       (("I'm fluent in Arabic.", "Arabic"), ("I'm good at chess", "chess")), gate="ephemeral"),
     P("skill", r"i\s+know\s+how\s+to\s+<thing>", (("I know how to sail.", "sail"),), gate="ephemeral"),
-    P("skill", r"i\s+have\s+been\s+(?:playing|coding\s+in|programming\s+in|doing|practi[cs]ing|speaking|writing)\s+"
-               r"(?P<v__thing__0>[^,;:]+?)\s+for\s+(?:(?:over\s+|almost\s+|about\s+)?[\w-]+\s+(?:years?|decades?)|ages|"
-               r"a\s+long\s+time|years)",
+    P("skill", r"i\s+have\s+(?:been\s+)?(?:playing|played|coding\s+in|coded\s+in|programming\s+in|doing|done|"
+               r"practi[cs]ing|practi[cs]ed|speaking|spoken|writing)\s+(?P<v__thing__0>[^,;:]+?)\s+(?:for\s+(?:(?:over\s+|"
+               r"almost\s+|about\s+)?[\w-]+\s+(?:years?|decades?)|ages|a\s+long\s+time|years)|since\s+(?:i\s+was|"
+               r"childhood|school|college|university|high\s+school|\d{4}))",
       (("I've been playing cello for ten years.", "cello"),), gate="ephemeral"),
-    P("goal", r"(?:my|one\s+of\s+my)\s+(?:goals?|dreams?|plans?|ambitions?|aims?|resolutions?|new\s+year's\s+resolutions?)"
+    P("goal", r"(?:my|one\s+of\s+my)\s+(?:[\w-]+\s+)?(?:goals?|dreams?|plans?|ambitions?|aims?|resolutions?|new\s+year's\s+resolutions?)"
               r"(?:\s+this\s+year|\s+for\s+this\s+year)?\s+(?:is|are)\s+to\s+<thing>",
       (("My goal is to lose ten pounds.", "lose ten pounds"),)),
     P("goal", r"i\s+(?:really\s+)?(?:want|would\s+(?:like|love)|hope|plan|intend|aim|am\s+planning|am\s+hoping|"
@@ -261,9 +274,11 @@ ROWS: list[P] = [
       gate="habit"),
 
     # --- what they own ---
-    P("owns", r"i\s+(?:own|drive|ride|have)\s+(?:a|an|two|the)\s+(?:(?:old|new|little|beat-up|used|vintage|red|"
+    P("owns", r"i\s+(?:own|drive|ride)\s+(?:a|an|two|the)\s+(?:(?:old|new|little|beat-up|used|vintage|red|"
               r"black|white|blue)\s+)*(?P<v__org__0>(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z0-9])[\w'.-]*){0,3})",
       (("I drive a Subaru Outback.", "Subaru Outback"), ("I own an old Vespa.", "Vespa"))),
+    P("owns", r"i\s+(?:have|have\s+got|got|own)\s+(?:a|an|two)\s+<brands>{end}",
+      (("I've got a Kindle and an old iPad.", "iPad"), ("I have a Tesla.", "Tesla"))),
     P("owns", r"i\s+own\s+(?:a|an|two|three|the)\s+<things>", (("I own a sailboat.", "sailboat"),
                                                                   ("I own two bikes and a kayak.", "kayak"))),
     P("owns", r"i\s+(?:have|have\s+got|got)\s+(?:a|an|two)\s+(?:new\s+|old\s+)?(?P<v__org__0>(?-i:[A-Z]|i[A-Z])[\w'.-]*"

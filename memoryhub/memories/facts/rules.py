@@ -78,7 +78,7 @@ _ZH_POLITE = re.compile(r"^(?:你|您)?(?:能不能|可不可以|能否|能|可�
 
 _EN_HYPOTHETICAL = re.compile(r"^(?:if|suppose|supposing|imagine|pretend|assuming|assume|what\s+if|let's\s+say|"
                               r"let\s+us\s+say|hypothetically|in\s+a\s+world|unless|in\s+case|say)\b|\bif\b", re.I)
-_EN_MODAL = re.compile(r"\b(?:would|could|might|should|wish)\b(?!\s+(?:like|love|prefer)\s+to\b)(?!\s+prefer\b)",
+_EN_MODAL = re.compile(r"\b(?:would|could|might|should|wish)\b(?!\s+(?:like|love|prefer)\b)",
                        re.I)
 _ZH_HYPOTHETICAL = re.compile(r"如果|假如|假设|要是|万一|假若|倘若|假使|的话|想象一下|设想")
 
@@ -86,8 +86,9 @@ _EN_USER = re.compile(r"^(?:i|me|my|mine|we|our|us)\b", re.I)
 _EN_OTHERS = re.compile(
     r"^(?:my|our)\s+(?:[\w-]+\s+){0,2}?"
     + vocab.alt(" ".join(vocab.EN_RELATIONS.values()) + " " + vocab.EN_OTHER_WORDS + " " + vocab.EN_PET_WORDS)
-    + r"s?\b|^(?:he|she|they|his|her|their|someone|somebody|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:is|was|has|had|"
-    r"lives|works|loves|likes|says|said))\b")
+    + r"s?\b|^(?:he|she|they|his|her|their|someone|somebody)\b")
+# "Anna lives in Prague, works at Google": a named someone's clause; what follows without a subject is theirs too
+_EN_NAMED = re.compile(r"^[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:is|was|has|had|lives|works|loves|likes|says|said)\b")
 _EN_SUBJECTLESS = re.compile(r"^(?!(?:i|you|he|she|it|we|they|my|your|his|her|our|their|the|a|an|this|that|"
                              r"there|to|in|on|at|for|with|and|or|but|so|not|no|yes)\b)[a-z]", re.I)
 _ZH_USER = re.compile(r"^(?:我|本人|咱)")
@@ -170,6 +171,7 @@ def _sentence_claims(sentence: str) -> list[Claim]:
             body = re.sub(r"(?:吗|呢|么|好吗|可以吗|行吗)$", "", body)
     found: list[Claim] = []
     speaker_is_user = True  # whose clause a clause without a subject continues
+    family = None  # the relative or pet the last clause spoke of (我家有两只猫，一只叫豆豆)
     consumed = 0
     for start, end in _clauses(body, chinese):
         if start < consumed:
@@ -190,6 +192,11 @@ def _sentence_claims(sentence: str) -> list[Claim]:
               and (chinese or (_EN_SUBJECTLESS.match(rest) and body[:start].rstrip()[-1:] not in ":;"))):
             # "…, and work at Dell" goes on the user's clause; what follows a colon explains, it does not go on
             tries.append(("我" if chinese else "I ", ("我" if chinese else "I ") + rest))
+        named = _zh_naming(clause_text, family) if chinese and whose == "none" else []
+        if named:
+            found += named
+            continue
+        family = _zh_family(clause_text) if chinese else None
         for prefix, text in tries:
             # A clause about a relative ("my husband Raj is a pilot", 我同事对芒果过敏) only says who they are.
             allowed = RELATIVES if whose == "other" else None
@@ -200,11 +207,37 @@ def _sentence_claims(sentence: str) -> list[Claim]:
                 break
         if whose == "user":
             speaker_is_user = True
-        elif whose == "other":
+        elif whose in ("other", "named"):
             speaker_is_user = False
     if not requests_only:
         found += [Claim(predicate="path", value=p) for p in _paths(body)]
     return found
+
+
+_ZH_NAMING = re.compile(r"^(?:一只|一条|一个|另一只|另一条|另一个|老大|老二|老三|大的|小的|大宝|二宝)?(?:叫|名叫|叫做|名字叫)"
+                        r"(?P<name>[\u4e00-\u9fffA-Za-z·]{1,8})$")
+_ZH_RELATIVE_WORDS = {word: family for family, words in vocab.ZH_RELATIONS.items() for word in words.split()}
+_ZH_FAMILY = re.compile(r"我(?:的|家)?(?P<rel>" + vocab.alt(" ".join(vocab.ZH_RELATIONS.values()))[3:-1] + ")"
+                        r"|(?:有|养了?|养着)(?:一|两|三|几)?(?:个|只|条)?(?P<pet>" + vocab.ZH_PETS[3:-1] + ")")
+
+
+def _zh_family(clause: str) -> tuple[str, str] | None:
+    """(family, note) of the relative or pet a clause speaks of: 我儿子今年上小学 → child; 我家有两只猫 → pet (猫)."""
+    match = _ZH_FAMILY.search(clause)
+    if match is None:
+        return None
+    if match.group("rel"):
+        return _ZH_RELATIVE_WORDS.get(match.group("rel"), ""), ""
+    return "pet", match.group("pet")
+
+
+def _zh_naming(clause: str, family: tuple[str, str] | None) -> list[Claim]:
+    """叫乐乐 after a clause about a son, 一只叫豆豆 after one about two cats: their names."""
+    match = _ZH_NAMING.match(clause) if family and family[0] else None
+    name = values.clean_zh("name", match.group("name")) if match else ""
+    if not name:
+        return []
+    return [Claim(predicate=family[0], value=f"{name} ({family[1]})" if family[1] else name)]
 
 
 def _clauses(body: str, chinese: bool) -> list[tuple[int, int]]:
@@ -219,7 +252,9 @@ def _clauses(body: str, chinese: bool) -> list[tuple[int, int]]:
 
 
 def _whose(clause: str, chinese: bool) -> str:
-    """user, other (someone else's clause: a following clause without a subject stays theirs), you, or none."""
+    """user, other (a relative's or someone's clause: it only says who they are, and a following clause without a
+    subject stays theirs), named (a clause opening with a name: anything that fits, but what follows is theirs),
+    you, or none."""
     if chinese:
         if _ZH_OTHERS.match(clause):
             return "other"
@@ -228,6 +263,8 @@ def _whose(clause: str, chinese: bool) -> str:
         return "you" if _ZH_YOU.match(clause) else "none"
     if _EN_OTHERS.match(clause):
         return "other"
+    if _EN_NAMED.match(clause):
+        return "named"
     if _EN_USER.match(clause):
         return "user"
     return "you" if re.match(r"^(?:you|please|call|answer|reply|respond|talk|speak|write)\b", clause, re.I) else "none"
@@ -255,6 +292,12 @@ def _claims(row: Pattern, match: re.Match, clause: str, chinese: bool) -> list[C
     clean = values.clean_zh if chinese else values.clean_en
     note = (match.groupdict().get("note") or "").strip()
     claims: list[Claim] = []
+    # A row holds together: one of its values that is not what its kind promises voids the row (我是一个很乐观的人
+    # is no "我是<hometown>的<name>").
+    for group, raw in match.groupdict().items():
+        if "__" in group and raw is not None and group.split("__")[1] not in values.LIST_KINDS \
+                and not row.value and not clean(group.split("__")[1], raw):
+            return []
     if row.value and not any("__" in group for group in match.groupdict()):
         return [Claim(predicate=row.predicate, value=row.value, negative=row.negative)]
     for group, raw in match.groupdict().items():
@@ -274,6 +317,8 @@ def _claims(row: Pattern, match: re.Match, clause: str, chinese: bool) -> list[C
                 value = verb + value  # 不抽烟 → 抽烟, 不吃辣 → 吃辣: one character says too little alone
             if not value or not _passes(row.gate, value, clause, chinese):
                 continue
+            if chinese and predicate == "name" and re.fullmatch(r"[小老阿][\u4e00-\u9fff]", value):
+                predicate = "nickname"  # 小陈, 老王: what people call them, not their name
             if note and predicate == row.predicate and not row.value:
                 value = f"{value} ({' '.join(note.split()).lower() if not chinese else note})"
             claims.append(Claim(predicate=predicate, value=value, negative=row.negative))
@@ -298,8 +343,8 @@ def _passes(gate: str, value: str, clause: str, chinese: bool) -> bool:
 
 # A Chinese wish is a goal when it has a horizon (明年, 以后) or a life goal's verb (学, 考, 留学, 减肥 …).
 _ZH_GOAL = re.compile(
-    r"今年|明年|后年|以后|将来|未来|总有一天|有一天|这辈子|年底|年内|毕业后|退休后|\d+岁前|早日|"
-    r"学|考|留学|出国|移民|买房|买车|减肥|瘦|跑.{0,3}(?:马拉松|半马|全马|公里)|马拉松|创业|开店|开公司|旅行|旅游|环游|"
+    r"今年|明年|后年|以后|将来|未来|总有一天|有一天|这辈子|年底|年内|毕业后|退休后|[0-9一二三四五六七八九十]+岁(?:之)?前|早日|"
+    r"学|考|留学|出国|移民|买(?:套|个|一套)?房|买车|减肥|瘦|跑.{0,3}(?:马拉松|半马|全马|公里)|马拉松|创业|开店|开公司|旅行|旅游|环游|"
     r"戒烟|戒酒|存钱|攒钱|成为|当上|当一名|结婚|生孩子|学会|拿到|考上|练|读研|读博|去.{1,8}(?:看看|玩|旅游|旅行|留学|定居|生活|工作)")
 
 

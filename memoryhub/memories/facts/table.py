@@ -35,8 +35,10 @@ EN_CLASSES = {
     "a": r"(?:a|an)\s+",
     "adv": (r"(?:(?:really|also|just|actually|currently|now|still|totally|absolutely|very|pretty|quite|so|"
             r"kind\s+of|sort\s+of|definitely|honestly|truly|genuinely|already|mostly|generally|usually|"
-            r"always|certainly|seriously|super|incredibly|extremely|deeply|strongly|much)\s+)*"),
-    "have": r"(?:i|we)\s+(?:have|own|adopted|got|rescued|have\s+got|just\s+got|also\s+have)",
+            r"always|certainly|seriously|super|incredibly|extremely|deeply|strongly|much|remotely|part-time|"
+            r"full-time|freelance|happily|finally|recently|proudly|mainly)\s+)*"),
+    "have": r"(?:i|we)\s+(?:also\s+|just\s+|recently\s+|finally\s+)?(?:have|own|adopted|got|rescued|have\s+got|"
+            r"have\s+adopted|have\s+rescued|have\s+just\s+(?:got|adopted))",
     "job": vocab.EN_JOBS, "lang": vocab.LANGUAGES_EN, "pet": vocab.EN_PETS, "condition": vocab.EN_CONDITIONS,
     "diet": vocab.EN_DIETS, "trait": vocab.EN_TRAITS, "goalverb": vocab.EN_GOAL_VERBS,
     "skillverb": vocab.EN_SKILL_VERBS, "instrument": vocab.EN_INSTRUMENTS, "reladj": vocab.EN_RELATION_ADJ, "children": vocab.EN_PLURAL_CHILDREN,
@@ -44,7 +46,7 @@ EN_CLASSES = {
 }
 ZH_CLASSES = {
     "end": END,
-    "adv": r"(?:也|还|就|都|一直|从小|超|最|很|特别|非常|真的|比较|挺|蛮|平时|一般|通常|其实|确实|本来|向来|更|好|超级|十分|相当)*",
+    "adv": r"(?:也|还|就|都|一直|从小|超|最|很|特别|非常|真的|比较|挺|蛮|平时|一般|通常|其实|确实|本来|向来|更|好|超级|十分|相当|尤其|特|蛮)*",
     "job": vocab.ZH_JOBS, "lang": vocab.ZH_LANGUAGES, "pet": vocab.ZH_PETS, "condition": vocab.ZH_CONDITIONS,
     "diet": vocab.ZH_DIETS, "trait": vocab.ZH_TRAITS, "own": f"[{vocab.ZH_OWN_CLASSIFIERS}]",
     **{f"rel_{family}": vocab.alt(words) for family, words in vocab.ZH_RELATIONS.items()},

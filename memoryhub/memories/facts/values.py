@@ -18,15 +18,16 @@ EN_KINDS = {
     # A capitalised name: "Olivia Brandt", "Luca".
     "name": rf"(?-i:[{_CAP}][\w'.-]*(?:\s+[{_CAP}][\w'.-]*){{0,2}})",
     # Names in a list: "Noah and Mia", "Max, Rex and Bella".
-    "names": rf"(?-i:[{_CAP}][\w'-]*(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)[{_CAP}][\w'-]*){{0,5}})",
+    "names": rf"(?-i:[{_CAP}][\w'-]*(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)(?!I\b)[{_CAP}][\w'-]*){{0,5}})",
     # What someone is called, as said (lower case too: "call me bob"); stop words are refused by the cleaner.
     "nick": r"[\w'.-]+(?:\s+(?!(?:and|or|but|so|because|as|who|from)\b)[\w'.-]+){0,2}",
     # A place: "Wellington", "San Francisco", "the Bay Area", "Stratford-upon-Avon".
     "place": rf"(?-i:(?:the\s+)?[{_CAP}][\w'.-]*(?:\s+(?:of\s+|de\s+|del\s+|on\s+)?[{_CAP}][\w'.-]*){{0,3}})",
     # An organisation: a capitalised name ("Maersk", "Procter & Gamble"), or "a bank", "the children's hospital".
     "org": rf"(?:(?-i:[{_CAP}0-9][\w'.&-]*(?:\s+(?:&\s+|of\s+|and\s+|for\s+)?(?-i:[{_CAP}0-9])[\w'.&-]*){{0,4}})"
-           r"|(?:a|an|the)\s+[\w'&-]+(?:\s+[\w'&-]+){0,3})",
+           r"|(?:a|an|the)\s+[\w'&-]+(?:\s+[\w'&-]+){0,5})",
     "thing": r"[^,;:]+",
+    "brands": r"[^,;:]+",
     # A list ("cats, dust and pollen") stops where a new clause starts (", but I …", ", so …").
     "things": r"[^,;:]+(?:,(?!\s*(?:but|so|because|which|though|although|while|whereas|and\s+(?:i|my|we)|i|my|we)\b)"
               r"[^,;:]+)*",
@@ -54,12 +55,13 @@ ZH_KINDS = {
     "job": r"[\u4e00-\u9fffA-Za-z]{0,8}?" + vocab.ZH_JOBS,
     "lang": vocab.ZH_LANGUAGES,
     "num": r"[0-9]{1,3}|[一二三四五六七八九十两]{1,4}",
+    "month": r"(?:[0-9]{1,2}|[一二三四五六七八九十]{1,2}|十[一二])月份?",
     "date": r"(?:农历|阴历|公历|阳历)?(?:[0-9]{2,4}年)?(?:[0-9]{1,2}|[一二三四五六七八九十]{1,3})月(?:[0-9]{1,2}|[一二三四五六七八九十]{1,4})(?:号|日)?",
     "word": r"[\u4e00-\u9fffA-Za-z0-9]{1,12}",
     "model": r"[A-Za-z][\w.:/-]{1,60}",
     "adj": r"[\u4e00-\u9fff]{1,4}",
 }
-LIST_KINDS = ("names", "things")
+LIST_KINDS = ("names", "things", "brands")
 
 # --- English cleaning ----------------------------------------------------------------------
 
@@ -128,10 +130,17 @@ def clean_en(kind: str, raw: str) -> str:
             return ""
         return value
     if kind == "org":
+        called = re.search(r"\b(?:called|named)\s+((?-i:[A-Z])[\w'.&-]*(?:\s+(?-i:[A-Z])[\w'.&-]*)*)", value)
+        if called:
+            return called.group(1)  # "a fintech startup called Plaid"
         if value[:1].isupper() or value[:1].isdigit():
             return _EN_TRAIL.sub("", _EN_CUT.sub("", value)).strip(" .")
         value = _EN_ARTICLE.sub("", _EN_CUT.sub("", value))
         return _EN_TRAIL.sub("", value).strip(" .") if len(value.split()) <= 4 else ""
+    if kind == "brands":
+        value = re.sub(r"^(?:a|an|the|my|two|three)\s+|^(?:new|old|used|little)\s+", "", value, flags=re.I)
+        value = re.sub(r"^(?:new|old|used|little)\s+", "", value, flags=re.I)
+        return value if re.match(r"(?-i:[A-Z]|i[A-Z]|e[A-Z])", value) and len(value.split()) <= 4 else ""
     # thing / things: the rest of the clause, cut to its noun phrase or verb phrase
     value = _EN_TRAIL.sub("", value).strip(" \"'.!")
     value = re.sub(r"\s+(?:because|since|but|so that|so|when|while|though|although|unless|which|until)\b.*$", "",
@@ -185,7 +194,7 @@ _ZH_EPHEMERAL = re.compile(r"今天|明天|今晚|明晚|待会|等会|一会儿
 
 def clean_zh(kind: str, raw: str) -> str:
     value = " ".join(raw.split()).strip("\"'“”‘’「」『』《》`*_~。.!！")
-    if kind in ("lang", "num", "date", "word"):
+    if kind in ("lang", "num", "date", "word", "month"):
         return value
     if kind == "model":
         return clean_model(value)
@@ -229,6 +238,10 @@ def is_person_name(value: str) -> bool:
 
 def _zh_name(value: str) -> str:
     """The name at the front of the text: 朵朵 of 朵朵今年五岁, at most four characters unless it is one word."""
+    if re.fullmatch(r"[A-Za-z][A-Za-z.'-]*(?: [A-Za-z][A-Za-z.'-]*){0,2}", value):
+        return value  # an English name in Chinese text (我的英文名叫Kevin)
+    if value in segment.NOT_NAMES:
+        return ""
     if len(value) <= 4 and not _zh_pointing(value):
         return value if value[0] not in "去来做把给帮起回到吃看的了个一你他她它我们这那就也都在是要会能想让过着说问不没" else ""
     taken = ""
