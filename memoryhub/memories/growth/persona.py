@@ -64,7 +64,9 @@ _NEGATION = re.compile(r"不|别|没|无|勿|禁止|\b(?:not|no|never|don'?t|avo
 SYSTEM_PROMPT = """You maintain a long-term profile of the user from their conversation memories.
 Answer with JSON only: {"facts": [{"predicate": "...", "value": "...", "negative": false}], "events": ["..."]}
 predicates: nickname, name, calledBy (what the user calls you), persona (the role the user wants you to play),
-role, model, language, preference, personality, path, tag, skill, habit. "negative": true means the user rejects it.
+role, model, language, preference, personality, path, tag, skill, habit, and the families location, hometown, job,
+employer, education, spouse, partner, child, parent, sibling, pet, allergy, diet, health, birthday, age, goal, owns,
+trait. "negative": true means the user rejects it.
 Only state what the memories show with evidence; when unsure, leave it out. Never invent.
 events are long-term constraints and standing requests only. Ask: will this still matter in three months?
 Progress notes, test results, fixed bugs, line counts and one-off tasks are NOT events.
