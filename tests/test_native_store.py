@@ -57,7 +57,7 @@ def test_shared_entities_link_entries(space):
     a = write(space, "Moved the cache to Redis", session_id="a", at=timezone.now() - timedelta(days=5))
     b = write(space, "Redis needs more memory", session_id="b")
     edge = Edge.objects.get(source=a, target=b, edge_type="entity")
-    assert edge.metadata == {"entity": "Redis"}
+    assert edge.metadata == {"entity": "Redis", "kind": "tech"}
 
 
 def test_graph_and_related(native, space):
