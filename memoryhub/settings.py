@@ -88,6 +88,12 @@ ALLOWED_HOSTS = [
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("MEMORYHUB_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]
+# The proxies whose X-Forwarded-For the hub believes (gunicorn's forwarded_allow_ips, the login throttle's client
+# address): none unless named. MEMORYHUB_FORWARDED_ALLOW_IPS is the older name of the same setting.
+TRUSTED_PROXIES = [
+    p.strip() for p in os.environ.get("MEMORYHUB_TRUSTED_PROXIES",
+                                      os.environ.get("MEMORYHUB_FORWARDED_ALLOW_IPS", "")).split(",") if p.strip()
+]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -186,6 +192,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "memoryhub.dashboard.views.login.locked_out"
 AXES_DISABLE_ACCESS_LOG = True  # failures are kept; successful logins need no second log
 AXES_VERBOSE = False
+AXES_CLIENT_IP_CALLABLE = "memoryhub.core.client_ip.client_ip"  # X-Forwarded-For only from TRUSTED_PROXIES
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard:home"
 LOGOUT_REDIRECT_URL = "login"
