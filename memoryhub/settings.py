@@ -274,6 +274,11 @@ MEMORYHUB = {
     "SESSION_IDLE_MINUTES": envint("MEMORYHUB_SESSION_IDLE_MINUTES", 120),
     "PROVIDER_TIMEOUT": envfloat("MEMORYHUB_PROVIDER_TIMEOUT", 10.0),
     "PROVIDER_MAX_BYTES": envint("MEMORYHUB_PROVIDER_MAX_BYTES", 8 * 1024 * 1024),
+    # Seconds a read over several spaces (/context, memory_search, the recall preview) waits for all its
+    # third-party spaces together; the late ones are left out and named in the answer's `warnings`.
+    "REMOTE_READ_DEADLINE": envfloat("MEMORYHUB_REMOTE_READ_DEADLINE", 2.0),
+    # Seconds the third-party turns of one write request (a batch) are given together, sent at once.
+    "REMOTE_WRITE_DEADLINE": envfloat("MEMORYHUB_REMOTE_WRITE_DEADLINE", envfloat("MEMORYHUB_PROVIDER_TIMEOUT", 10.0)),
     "SECRETS_FILE": STATE_DIR / "memory-providers.json",
     "LLM_BASE_URL": os.environ.get("MEMORYHUB_LLM_BASE_URL", ""),
     "LLM_MODEL": os.environ.get("MEMORYHUB_LLM_MODEL", ""),

@@ -30,6 +30,14 @@ class SpaceConfigError(ProviderError):
         super().__init__(message, permanent=True, **kw)
 
 
+class ServiceDisabled(ProviderError):
+    """The hub switched this provider's service off after it refused the saved settings (a bad key): nothing was
+    asked. Never recorded as a new error of the service, so its message does not grow by quoting itself."""
+
+    def __init__(self, message: str, **kw: Any):
+        super().__init__(message, permanent=True, **kw)
+
+
 @dataclass(frozen=True)
 class Capabilities:
     search: bool = False
