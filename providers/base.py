@@ -134,6 +134,7 @@ class Provider:
     discovers: ClassVar[bool] = False  # discover() lists what the service key can reach (users, roots)
     verifies_writes: ClassVar[bool] = False  # verify() turns pending_verification into a final state
     has_trust: ClassVar[bool] = False  # feedback() moves a per-memory trust score that filters recall
+    write_seconds: ClassVar[float | None] = None  # a write may take this long (None: the hub's write deadline)
 
     def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
         self.config = dict(config or {})

@@ -49,6 +49,7 @@ class ByteRoverProvider(Provider):
     workspace_binding = "optional-override"
     score_semantics = "none"
     capabilities = Capabilities(search=True, remember=True, write_mode="async", deletion_mode="none")
+    write_seconds = CURATE_TIMEOUT
     service_fields = (
         Field('cliPath', gettext_noop('brv CLI path'), input='path'),
         Field('apiKey', gettext_noop('API key'), input='secret', secret=True),

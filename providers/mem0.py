@@ -129,14 +129,22 @@ class Mem0Provider(HttpProvider):
             answer = self.http.post("/v3/memories/add/" if self.platform else "/memories", body)
         except ProviderError as exc:
             return failed_write(exc)
-        # A 2xx means Mem0 queued the extraction; an odd body only costs us the event id, not the write.
+        uri = f"{self.http.endpoint}{'/v3/memories/add/' if self.platform else '/memories'}"
+        # Only the answer Mem0 documents proves it took the write: the Platform's event id of the queued
+        # extraction; the self-hosted server's {"results": [{"id", "memory", "event"}]} (it extracts first).
         if self.platform:
             answer = answer if isinstance(answer, dict) else {}
             detail = {k: answer[k] for k in ("status", "message") if isinstance(answer.get(k), str)}
-            return Receipt("accepted", provider_id=str(answer.get("event_id") or ""), detail=detail)
-        # The self-hosted server extracts before it answers: {"results": [{"id", "memory", "event"}]}.
+            event = answer.get("event_id")
+            if not isinstance(event, str) or not event:
+                return Receipt("unknown", uri=uri, detail=detail,
+                               error=f"POST {uri} answered without the event_id Mem0 documents; the write may or may "
+                                     "not be queued")
+            return Receipt("accepted", provider_id=event, detail=detail)
         results = answer.get("results") if isinstance(answer, dict) else None
-        ids = [str(r["id"]) for r in results or [] if isinstance(r, dict) and r.get("id")]
+        if not isinstance(results, list):
+            return Receipt("unknown", uri=uri, error=f"POST {uri} answered without the results Mem0 documents")
+        ids = [str(r["id"]) for r in results if isinstance(r, dict) and r.get("id")]
         return Receipt("accepted", provider_id=ids[0] if ids else "", detail={"record_ids": ids})
 
     def resolve_write(self, receipt: Receipt) -> list[str]:

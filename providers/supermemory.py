@@ -112,6 +112,10 @@ class SupermemoryProvider(HttpProvider):
         answer = answer if isinstance(answer, dict) else {}
         status = answer.get("status") if isinstance(answer.get("status"), str) else ""
         document_id = answer.get("id") if isinstance(answer.get("id"), str) else ""
+        uri = f"{self.http.endpoint}/v3/documents"
+        if not document_id:  # the documented answer is {id, status}: without the id nothing proves the document exists
+            return Receipt("unknown", uri=uri, error=f"POST {uri} answered without the document id Supermemory "
+                                                     "documents; the document may or may not exist")
         return Receipt("accepted", provider_id=document_id, detail={"status": status} if status else {})
 
     def get(self, record_id: str) -> Record:

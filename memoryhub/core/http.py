@@ -253,6 +253,11 @@ class HttpClient:
             raise UpstreamError(f"{method} {uri} failed: {type(exc).__name__}", uri=uri, retryable=True,
                                 unknown_outcome=not isinstance(exc, httpx.ConnectError)) from exc
         status = response.status_code
+        if 300 <= status < 400 and status not in ok:
+            # Never followed: an API answers its own routes, so a redirect means the endpoint is wrong (a login
+            # page, http -> https), and its target's 200 would say nothing about what the request did.
+            raise UpstreamError(f"{method} {uri} answered {status}, a redirect: check that the endpoint is the "
+                                "API's own base URL", uri=uri, status=status)
         if status >= 400 and status not in ok:
             detail = _error_detail(body)
             raise UpstreamError(f"{method} {uri} answered {status}{': ' + detail if detail else ''}",

@@ -34,7 +34,7 @@ def provider_for(space: MemorySpace) -> Provider:
     if not space.is_native:
         service = ProviderService.objects.filter(kind=space.provider).first()
         if service is not None and not service.enabled:
-            raise ServiceDisabled(f"{cls.label} is switched off after an error ({service.last_error or 'no detail'}); "
+            raise ServiceDisabled(f"{cls.label} is disabled after an error ({service.last_error or 'no detail'}); "
                                   "fix its settings on the provider page and test the connection")
     config = {
         **service_config(space.provider),
