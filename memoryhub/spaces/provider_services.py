@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from memoryhub.spaces import secrets
 from memoryhub.spaces.models import MemorySpace, ProviderService
-from providers.base import Provider, ProviderError, ServiceDisabled, SpaceConfigError
+from providers.base import Provider, ProviderError, ServiceDisabled, SpaceError
 from providers.registry import get_provider_class
 
 
@@ -28,10 +28,11 @@ def workspace_dir(space: MemorySpace) -> str:
     return str(settings.DATA_DIR / "providers" / scope)
 
 
-def provider_for(space: MemorySpace) -> Provider:
-    """The space's adapter with service config, secrets and space config merged (space wins)."""
+def provider_for(space: MemorySpace, *, even_if_disabled: bool = False) -> Provider:
+    """The space's adapter with service config, secrets and space config merged (space wins); a disabled service
+    raises ServiceDisabled unless `even_if_disabled` (a Test connection, which may prove it works again)."""
     cls = get_provider_class(space.provider)
-    if not space.is_native:
+    if not space.is_native and not even_if_disabled:
         service = ProviderService.objects.filter(kind=space.provider).first()
         if service is not None and not service.enabled:
             raise ServiceDisabled(f"{cls.label} is disabled after an error ({service.last_error or 'no detail'}); "
@@ -44,6 +45,11 @@ def provider_for(space: MemorySpace) -> Provider:
         "_workspace_dir": workspace_dir(space),
     }
     return cls(config, space=space)
+
+
+def unsaved_space_provider(kind: str, space_config: dict) -> Provider:
+    """An adapter for space settings not saved yet (a space being created or edited), on the saved service."""
+    return _service_provider(kind, {**service_config(kind), **space_config})
 
 
 def _service_provider(kind: str, config: dict) -> Provider:
@@ -82,9 +88,9 @@ def record_space_error(space: MemorySpace, exc: ProviderError) -> None:
 def service_wide(exc: ProviderError) -> bool:
     """Whether an error is the service's (a refused key, an unreachable or failing server) rather than one space's.
 
-    A space's own setting (SpaceConfigError: a bad searchMode, a user the key cannot reach, a missing bank)
-    belongs to that space alone."""
-    return not isinstance(exc, (SpaceConfigError, ServiceDisabled))
+    A space's own setting (SpaceConfigError: a bad searchMode, a user the key cannot reach, a missing bank) or an
+    id that is not one of its records (SpaceError) belongs to that space alone."""
+    return not isinstance(exc, (SpaceError, ServiceDisabled))
 
 
 def record_service_error(kind: str, exc: ProviderError) -> None:
