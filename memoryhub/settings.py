@@ -298,6 +298,8 @@ MEMORYHUB = {
     # Seconds a web process trusts its copy of a token: a revoke or pause reaches every process within it.
     "TOKEN_CACHE_SECONDS": envfloat("MEMORYHUB_TOKEN_CACHE_SECONDS", 5.0),
     "JOB_RETENTION_DAYS": envint("MEMORYHUB_JOB_RETENTION_DAYS", 30),
+    # Bytes a pack may hold unpacked (and uploaded): it is read in the web process, so a bigger one is refused.
+    "PACK_MAX_BYTES": envint("MEMORYHUB_PACK_MAX_BYTES", 128 * 1024 * 1024),
     "NOTEBOOK_MEMORY_CHARS": envint("MEMORYHUB_NOTEBOOK_MEMORY_CHARS", 2200),
     "NOTEBOOK_USER_CHARS": envint("MEMORYHUB_NOTEBOOK_USER_CHARS", 1375),
     # Defaults of every per-space setting (memoryhub/spaces/space_settings.py); a space may override each.
