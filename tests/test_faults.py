@@ -70,6 +70,7 @@ def test_a_failing_provider_write_is_a_clear_bounded_error_kept_locally_and_nati
     assert took < BOUND
     assert (response.status_code, response.json().get("error", {}).get("code")) == (status, code), response.json()
     assert "Traceback" not in response.content.decode()
+    assert "127.0.0.1" not in response.content.decode()  # the provider's address is for people, not agents
     kept = RemoteWrite.objects.get(space__slug="remote")
     assert kept.body == "to the remote" and kept.state in ("failed", "unknown") and kept.error
     assert MemorySpace.objects.get(slug="remote").last_error
