@@ -37,9 +37,11 @@ test-postgres: $(VENV)/.dev
 backup: $(VENV)/.runtime
 	$(PY) manage.py backup
 
-# 8 clients writing and searching for 60 s against a real server; not part of `make test`.
+# 8 clients writing and searching for 60 s against a real server, then kill -9 of each kind of process `serve`
+# runs while 4 clients write (bench/faults.py); not part of `make test`.
 load: $(VENV)/.runtime
 	$(PY) -m bench.load
+	$(PY) -m bench.faults
 
 bench: $(VENV)/.dev
 	$(PY) -m bench

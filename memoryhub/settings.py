@@ -88,6 +88,12 @@ ALLOWED_HOSTS = [
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("MEMORYHUB_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]
+# The proxies whose X-Forwarded-For the hub believes (gunicorn's forwarded_allow_ips, the login throttle's client
+# address): none unless named. MEMORYHUB_FORWARDED_ALLOW_IPS is the older name of the same setting.
+TRUSTED_PROXIES = [
+    p.strip() for p in os.environ.get("MEMORYHUB_TRUSTED_PROXIES",
+                                      os.environ.get("MEMORYHUB_FORWARDED_ALLOW_IPS", "")).split(",") if p.strip()
+]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -186,6 +192,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "memoryhub.dashboard.views.login.locked_out"
 AXES_DISABLE_ACCESS_LOG = True  # failures are kept; successful logins need no second log
 AXES_VERBOSE = False
+AXES_CLIENT_IP_CALLABLE = "memoryhub.core.client_ip.client_ip"  # X-Forwarded-For only from TRUSTED_PROXIES
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard:home"
 LOGOUT_REDIRECT_URL = "login"
@@ -267,6 +274,11 @@ MEMORYHUB = {
     "SESSION_IDLE_MINUTES": envint("MEMORYHUB_SESSION_IDLE_MINUTES", 120),
     "PROVIDER_TIMEOUT": envfloat("MEMORYHUB_PROVIDER_TIMEOUT", 10.0),
     "PROVIDER_MAX_BYTES": envint("MEMORYHUB_PROVIDER_MAX_BYTES", 8 * 1024 * 1024),
+    # Seconds a read over several spaces (/context, memory_search, the recall preview) waits for all its
+    # third-party spaces together; the late ones are left out and named in the answer's `warnings`.
+    "REMOTE_READ_DEADLINE": envfloat("MEMORYHUB_REMOTE_READ_DEADLINE", 2.0),
+    # Seconds the third-party turns of one write request (a batch) are given together, sent at once.
+    "REMOTE_WRITE_DEADLINE": envfloat("MEMORYHUB_REMOTE_WRITE_DEADLINE", envfloat("MEMORYHUB_PROVIDER_TIMEOUT", 10.0)),
     "SECRETS_FILE": STATE_DIR / "memory-providers.json",
     "LLM_BASE_URL": os.environ.get("MEMORYHUB_LLM_BASE_URL", ""),
     "LLM_MODEL": os.environ.get("MEMORYHUB_LLM_MODEL", ""),
@@ -286,6 +298,8 @@ MEMORYHUB = {
     # Seconds a web process trusts its copy of a token: a revoke or pause reaches every process within it.
     "TOKEN_CACHE_SECONDS": envfloat("MEMORYHUB_TOKEN_CACHE_SECONDS", 5.0),
     "JOB_RETENTION_DAYS": envint("MEMORYHUB_JOB_RETENTION_DAYS", 30),
+    # Bytes a pack may hold unpacked (and uploaded): it is read in the web process, so a bigger one is refused.
+    "PACK_MAX_BYTES": envint("MEMORYHUB_PACK_MAX_BYTES", 128 * 1024 * 1024),
     "NOTEBOOK_MEMORY_CHARS": envint("MEMORYHUB_NOTEBOOK_MEMORY_CHARS", 2200),
     "NOTEBOOK_USER_CHARS": envint("MEMORYHUB_NOTEBOOK_USER_CHARS", 1375),
     # Defaults of every per-space setting (memoryhub/spaces/space_settings.py); a space may override each.

@@ -22,9 +22,26 @@ RECEIPT_STATES = ("committed", "accepted", "pending_verification", "unknown", "f
 ProviderError = UpstreamError
 
 
-class SpaceConfigError(ProviderError):
-    """A space's own setting is missing or wrong (Mem0's userId, Hindsight's bank): permanent for that space,
-    never a reason to switch the whole service off."""
+class SpaceError(ProviderError):
+    """An error of one space alone, not of the service: a setting of the space, or an id that is not one of its
+    records. Permanent for that space or record, never a reason to switch the whole service off."""
+
+    def __init__(self, message: str, **kw: Any):
+        super().__init__(message, permanent=True, **kw)
+
+
+class SpaceConfigError(SpaceError):
+    """A space's own setting is missing or wrong (Mem0's userId, Hindsight's bank, a user the key cannot reach);
+    `key` names the setting, so creating or editing the space can refuse it beside its field."""
+
+    def __init__(self, message: str, key: str = "", **kw: Any):
+        super().__init__(message, **kw)
+        self.key = key
+
+
+class ServiceDisabled(ProviderError):
+    """The hub switched this provider's service off after it refused the saved settings (a bad key): nothing was
+    asked. Never recorded as a new error of the service, so its message does not grow by quoting itself."""
 
     def __init__(self, message: str, **kw: Any):
         super().__init__(message, permanent=True, **kw)
@@ -66,6 +83,27 @@ class Field:
     default: Any = None
     help: str = ""
     options: tuple[str, ...] = ()
+    minimum: float | None = None  # number fields: the range a value must fall in
+    maximum: float | None = None
+
+    def problem(self, value: Any) -> str:
+        """Why `value` cannot be this field's value, as the end of a sentence, or "" (blank is for `required`)."""
+        if value is None or value == "":
+            return ""
+        if self.input == "select" and str(value) not in self.options:
+            return f"must be one of {', '.join(self.options)}"
+        if self.input == "boolean" and not isinstance(value, bool) and str(value).lower() not in ("true", "false"):
+            return "must be true or false"
+        if self.input == "number":
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                return "must be a number"
+            if isinstance(value, bool) or number != number:
+                return "must be a number"
+            if (self.minimum is not None and number < self.minimum) or (self.maximum is not None and number > self.maximum):
+                return f"must be between {self.minimum:g} and {self.maximum:g}, not {number:g}"
+        return ""
 
 
 @dataclass
@@ -126,6 +164,7 @@ class Provider:
     discovers: ClassVar[bool] = False  # discover() lists what the service key can reach (users, roots)
     verifies_writes: ClassVar[bool] = False  # verify() turns pending_verification into a final state
     has_trust: ClassVar[bool] = False  # feedback() moves a per-memory trust score that filters recall
+    write_seconds: ClassVar[float | None] = None  # a write may take this long (None: the hub's write deadline)
 
     def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
         self.config = dict(config or {})
@@ -140,7 +179,7 @@ class Provider:
         return all(service_config.get(f.key) not in (None, "") for f in cls.service_fields if f.required)
 
     def _unsupported(self, what: str) -> ProviderError:
-        return ProviderError(f"{self.label} does not support {what}", permanent=True)
+        return SpaceError(f"{self.label} does not support {what}")
 
     def status(self) -> dict[str, Any]:
         raise self._unsupported("status")
@@ -149,6 +188,25 @@ class Provider:
         """"Test connection" for the service alone: reach the vendor's health or auth route with the service
         settings only, never needing a space's fields. Adapters whose status needs no space may keep this."""
         return self.status()
+
+    @classmethod
+    def space_problems(cls, config: dict[str, Any]) -> dict[str, str]:
+        """What is wrong with a space's settings without asking the vendor: each value against its field's
+        declaration (select options, number ranges), then the kind's own rules (space_rules). {key: why}."""
+        fields = {f.key: f for f in cls.space_fields}
+        problems = {key: why for key, field in fields.items() if (why := field.problem(config.get(key)))}
+        for key, why in cls.space_rules(config).items():
+            problems.setdefault(key, why)
+        return problems
+
+    @classmethod
+    def space_rules(cls, config: dict[str, Any]) -> dict[str, str]:
+        """A kind's own offline rules for its space fields (identifier formats…), {key: why}; none by default."""
+        return {}
+
+    def validate_space(self) -> None:
+        """Ask the vendor whether this space's settings work with the service's (OpenViking: is the space's user
+        reachable with the key?); raise SpaceConfigError naming the key when not. Nothing to ask by default."""
 
     def validate_config(self) -> dict[str, Any] | None:
         """Refuse a service config before it is saved (raise a permanent ProviderError); None when there is

@@ -19,7 +19,7 @@ import threading
 from typing import Any
 
 from memoryhub.core.redaction import mask_near
-from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record, gettext_noop
+from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record, SpaceConfigError, gettext_noop
 
 QUERY_CHARS = 5000
 CURATE_TIMEOUT = 120.0  # curation runs the CLI's own LLM; the brv docs and Hermes allow it two minutes
@@ -49,6 +49,7 @@ class ByteRoverProvider(Provider):
     workspace_binding = "optional-override"
     score_semantics = "none"
     capabilities = Capabilities(search=True, remember=True, write_mode="async", deletion_mode="none")
+    write_seconds = CURATE_TIMEOUT
     service_fields = (
         Field('cliPath', gettext_noop('brv CLI path'), input='path'),
         Field('apiKey', gettext_noop('API key'), input='secret', secret=True),
@@ -61,6 +62,13 @@ class ByteRoverProvider(Provider):
         "ByteRover's local `brv` CLI and its knowledge tree beside the workspace: agentic query and "
         "asynchronous curate; no browsing or deleting.")
 
+    @classmethod
+    def space_rules(cls, config: dict[str, Any]) -> dict[str, str]:
+        own = str(config.get("workingDirectory") or "").strip()
+        if own and not os.path.isdir(os.path.abspath(os.path.expanduser(own))):
+            return {"workingDirectory": "must be an existing directory on the hub's machine"}
+        return {}
+
     def _cli(self) -> str:
         configured = str(self.config.get("cliPath") or "").strip()
         path = shutil.which(configured or "brv")
@@ -70,10 +78,13 @@ class ByteRoverProvider(Provider):
 
     def working_directory(self) -> str:
         """workingDirectory (space) > defaultDirectory (service) > the hub's workspace directory."""
-        override = str(self.config.get("workingDirectory") or self.config.get("defaultDirectory") or "").strip()
+        own = str(self.config.get("workingDirectory") or "").strip()
+        override = own or str(self.config.get("defaultDirectory") or "").strip()
         if override:
             path = os.path.abspath(os.path.expanduser(override))
             if not os.path.isdir(path):
+                if own:
+                    raise SpaceConfigError(f"ByteRover working directory {path} does not exist", key="workingDirectory")
                 raise ProviderError(f"ByteRover directory {path} does not exist", permanent=True)
             return path
         workspace = str(self.config.get("_workspace_dir") or "").strip()

@@ -45,18 +45,23 @@ class HindsightProvider(HttpProvider):
         key = self.api_key(required=False)
         return {"Authorization": f"Bearer {key}"} if key else {}
 
+    @classmethod
+    def space_rules(cls, config: dict[str, Any]) -> dict[str, str]:
+        bank = str(config.get("bankId") or "").strip()
+        return {"bankId": "must not contain / or be . or .."} if bank and ("/" in bank or bank in (".", "..")) else {}
+
     @property
     def bank(self) -> str:
         bank = str(self.config.get("bankId") or "").strip()
         if not bank or "/" in bank or bank in (".", ".."):
-            raise SpaceConfigError(f"Hindsight space setting 'bankId' is missing or not valid ({bank!r})")
+            raise SpaceConfigError(f"Hindsight space setting 'bankId' is missing or not valid ({bank!r})", key="bankId")
         return f"/v1/default/banks/{quote(bank, safe='')}"
 
     @property
     def budget(self) -> str:
         budget = str(self.config.get("budget") or "mid")
         if budget not in BUDGETS:
-            raise ProviderError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}", permanent=True)
+            raise SpaceConfigError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}", key="budget")
         return budget
 
     def _dict(self, data: Any, what: str) -> dict[str, Any]:
@@ -81,8 +86,10 @@ class HindsightProvider(HttpProvider):
         """Service only: /health (no key needed), then the documented bank list proves the key."""
         health = self._dict(self.http.get("/health"), "/health")
         banks = self._dict(self.http.get("/v1/default/banks", params={"limit": 1}), "bank list")
+        if not isinstance(banks.get("banks"), list):  # Hindsight's documented list; another server fails here
+            raise ProviderError("Hindsight answered the bank list without a banks list")
         return {"healthy": health.get("status") == "healthy", "database": str(health.get("database", "")),
-                "banks": banks.get("total", len(banks.get("banks") or []))}
+                "banks": banks.get("total", len(banks["banks"]))}
 
     def stats(self) -> dict[str, Any] | None:
         """The bank's real counters, or None on older servers (or a bank not created yet)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record, gettext_noop
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record, SpaceError, gettext_noop
 from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 PAGE_MAX = 100
@@ -91,6 +91,7 @@ class HonchoProvider(HttpProvider):
     def check(self) -> dict[str, Any]:
         """Service only: list workspaces (POST /v3/workspaces/list), which needs a valid key and nothing else."""
         page = self.http.post("/v3/workspaces/list", {}, params={"page": 1, "size": 1}, retry=True)
+        pick(page, "items", list, "workspaces page")  # Honcho's page shape; another server's answer fails here
         return {"healthy": True, "workspaces": pick(page, "total", int, "workspaces page", default=0)}
 
     def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
@@ -116,7 +117,7 @@ class HonchoProvider(HttpProvider):
                               params={"page": 1, "size": 1}, retry=True)
         items = pick(data, "items", list, "conclusions page")
         if not items:
-            raise ProviderError(f"Honcho has no conclusion {record_id} in this space", permanent=True, status=404)
+            raise SpaceError(f"Honcho has no conclusion {record_id} in this space", status=404)
         return self._record(items[0])
 
     def remember(self, text: str, *, title: str = "", category: str = "general",

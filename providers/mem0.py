@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record, gettext_noop
+from providers.base import Capabilities, Field, ProviderError, Receipt, Record, SpaceError, gettext_noop
 from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 MODES = ("platform", "self-hosted")
@@ -76,11 +76,20 @@ class Mem0Provider(HttpProvider):
         return {"healthy": True, "mode": "self-hosted", "memories": len(self._self_hosted_all())}
 
     def check(self) -> dict[str, Any]:
-        """Service only: the Platform's ping (the SDK's own key check), or the self-hosted list for a probe user."""
+        """Service only: the Platform's ping (the SDK's own key check: it names the key's organisation and project),
+        or for a self-hosted server its OpenAPI title (the server's own, "Mem0 REST APIs") and then the memory list
+        of a probe user, which needs the key. Any other server fails, whatever it answers."""
         if self.platform:
             ping = expect(self.http.get("/v1/ping/"), dict, "ping")
-            return {"healthy": True, "mode": "platform",
-                    **{k: ping[k] for k in ("org_id", "project_id") if isinstance(ping.get(k), str)}}
+            named = {k: ping[k] for k in ("org_id", "project_id", "user_email") if isinstance(ping.get(k), str)}
+            if not named:
+                raise ProviderError("the endpoint answered /v1/ping/ without naming an organisation, project or user: "
+                                    "it is not the Mem0 Platform")
+            return {"healthy": True, "mode": "platform", **{k: v for k, v in named.items() if k != "user_email"}}
+        spec = expect(self.http.get("/openapi.json"), dict, "OpenAPI description")
+        title = str(pick(spec, "info", dict, "OpenAPI description", default={}).get("title") or "")
+        if "mem0" not in title.lower():
+            raise ProviderError(f"the endpoint's API is {title or 'untitled'!r}, not Mem0's REST server")
         probe = str(self.config.get("userId") or "memoryhub-connection-test")
         _results(self.http.get("/memories", params={"user_id": probe}), "memories")
         return {"healthy": True, "mode": "self-hosted"}
@@ -129,14 +138,22 @@ class Mem0Provider(HttpProvider):
             answer = self.http.post("/v3/memories/add/" if self.platform else "/memories", body)
         except ProviderError as exc:
             return failed_write(exc)
-        # A 2xx means Mem0 queued the extraction; an odd body only costs us the event id, not the write.
+        uri = f"{self.http.endpoint}{'/v3/memories/add/' if self.platform else '/memories'}"
+        # Only the answer Mem0 documents proves it took the write: the Platform's event id of the queued
+        # extraction; the self-hosted server's {"results": [{"id", "memory", "event"}]} (it extracts first).
         if self.platform:
             answer = answer if isinstance(answer, dict) else {}
             detail = {k: answer[k] for k in ("status", "message") if isinstance(answer.get(k), str)}
-            return Receipt("accepted", provider_id=str(answer.get("event_id") or ""), detail=detail)
-        # The self-hosted server extracts before it answers: {"results": [{"id", "memory", "event"}]}.
+            event = answer.get("event_id")
+            if not isinstance(event, str) or not event:
+                return Receipt("unknown", uri=uri, detail=detail,
+                               error=f"POST {uri} answered without the event_id Mem0 documents; the write may or may "
+                                     "not be queued")
+            return Receipt("accepted", provider_id=event, detail=detail)
         results = answer.get("results") if isinstance(answer, dict) else None
-        ids = [str(r["id"]) for r in results or [] if isinstance(r, dict) and r.get("id")]
+        if not isinstance(results, list):
+            return Receipt("unknown", uri=uri, error=f"POST {uri} answered without the results Mem0 documents")
+        ids = [str(r["id"]) for r in results if isinstance(r, dict) and r.get("id")]
         return Receipt("accepted", provider_id=ids[0] if ids else "", detail={"record_ids": ids})
 
     def resolve_write(self, receipt: Receipt) -> list[str]:
@@ -148,7 +165,7 @@ class Mem0Provider(HttpProvider):
         event = expect(self.http.get(f"/v1/event/{quote(receipt.provider_id, safe='')}/"), dict, "event")
         status = pick(event, "status", str, "event")
         if status == "FAILED":
-            raise ProviderError(f"Mem0 could not process write {receipt.provider_id}", permanent=True)
+            raise SpaceError(f"Mem0 could not process write {receipt.provider_id}")
         if status != "SUCCEEDED":
             return []
         results = pick(event, "results", list, "event", default=[])

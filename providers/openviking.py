@@ -12,7 +12,9 @@ import uuid
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record, gettext_noop
+from providers.base import (
+    Capabilities, Field, ProviderError, Receipt, Record, SpaceConfigError, SpaceError, gettext_noop,
+)
 from providers.http import HttpProvider
 
 CATEGORY_DIRS = {
@@ -33,10 +35,29 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _check_id(value: str, what: str) -> str:
+def _id_problem(value: str) -> str:
     if not ID_RE.fullmatch(value) or value in (".", "..") or value.count("@") > 1:
-        raise ProviderError(f"{what} {value!r} is not a valid OpenViking identifier", permanent=True)
+        return "is not a valid OpenViking identifier (letters, digits, _ . @ -, at most one @)"
+    return ""
+
+
+def _check_id(value: str, what: str, key: str = "") -> str:
+    """`value` if it is an OpenViking id; a space's setting (`key`) refuses as the space's error, a service's not."""
+    if _id_problem(value):
+        message = f"{what} {value!r} {_id_problem(value)}"
+        raise SpaceConfigError(message, key=key) if key else ProviderError(message, permanent=True)
     return value
+
+
+def _target_problem(target: str) -> str:
+    target = target.rstrip("/")
+    if not target or target.startswith(LEGACY_PREFIXES):
+        return ""
+    match = ROOT_RE.fullmatch(target)
+    if not match:
+        return "must be viking://user/<user>/memories (or viking://user/<user>/peers/<peer>/memories)"
+    return next((f"names {part!r}, which {_id_problem(part)}" for part in match.groups() if part and _id_problem(part)),
+                "")
 
 
 def _slug(title: str) -> str:
@@ -86,7 +107,7 @@ class OpenVikingProvider(HttpProvider):
             headers.update({"X-OpenViking-Account": self._opt("account") or "default",
                             "X-OpenViking-User": self._opt("user") or "default"})
         if self._opt("actorPeerId"):
-            headers["X-OpenViking-Actor-Peer"] = _check_id(self._opt("actorPeerId"), "actorPeerId")
+            headers["X-OpenViking-Actor-Peer"] = _check_id(self._opt("actorPeerId"), "actorPeerId", "actorPeerId")
         return headers
 
     def _call(self, method: str, path: str, **kw: Any) -> Any:
@@ -115,29 +136,29 @@ class OpenVikingProvider(HttpProvider):
     def _resolve_root(self) -> str:
         owner, user, target = self._opt("discoveryUser"), self._opt("user"), self._opt("targetUri").rstrip("/")
         if owner and user and user != owner:
-            raise ProviderError(f"space user {user!r} does not match the key's user {owner!r}", permanent=True)
+            raise SpaceConfigError(f"space user {user!r} is not the key's user {owner!r}: this key cannot reach it",
+                                   key="user")
         user = user or owner
         if not target or target.startswith(LEGACY_PREFIXES):
-            user = _check_id(user or self._status_user(), "user")
+            user = _check_id(user or self._status_user(), "user", "user")
             target = target.replace("viking://user/", f"viking://user/{user}/", 1) if target else f"viking://user/{user}/memories"
         match = ROOT_RE.fullmatch(target)
-        if not match:
-            raise ProviderError(f"targetUri must be viking://user/<user>/memories, got {target!r}", permanent=True)
-        _check_id(match.group(1), "user")
-        if match.group(2):
-            _check_id(match.group(2), "peer")
+        if not match or _target_problem(target):
+            raise SpaceConfigError(f"targetUri {target!r} {_target_problem(target) or 'is not a memory root'}",
+                                   key="targetUri")
         if owner and match.group(1) != owner:
-            raise ProviderError(f"targetUri belongs to {match.group(1)!r}, not the key's user {owner!r}", permanent=True)
+            raise SpaceConfigError(f"targetUri belongs to {match.group(1)!r}, not the key's user {owner!r}: this key "
+                                   "cannot reach it", key="targetUri")
         return target
 
     def _memory_uri(self, uri: str) -> str:
         """Return `uri` if it is one exact memory `.md` file inside this space's root, else refuse."""
         root = self.root()
         if not isinstance(uri, str) or not uri.startswith(root + "/") or UNSAFE_CHARS.search(uri):
-            raise ProviderError(f"{uri!r} is not a memory file inside {root}", permanent=True)
+            raise SpaceError(f"{uri!r} is not a memory file inside {root}")
         parts = uri[len(root) + 1:].split("/")
         if any(p in ("", ".", "..") or p.startswith(".") for p in parts) or not parts[-1].endswith(".md"):
-            raise ProviderError(f"{uri!r} is not an exact memory .md file inside {root}", permanent=True)
+            raise SpaceError(f"{uri!r} is not an exact memory .md file inside {root}")
         return uri
 
     def _is_memory_uri(self, uri: Any) -> bool:
@@ -152,9 +173,10 @@ class OpenVikingProvider(HttpProvider):
             listing = self._call("GET", "/api/v1/fs/ls", params={"uri": root})
         except ProviderError as exc:
             if exc.status == 404:
-                raise ProviderError(f"memory root {root} does not exist", permanent=True, uri=exc.uri) from exc
-            if exc.permanent:
-                raise ProviderError(f"access to {root} was denied: {exc.message}", permanent=True, uri=exc.uri) from exc
+                raise SpaceConfigError(f"memory root {root} does not exist", key="targetUri", uri=exc.uri) from exc
+            if exc.status == 403:  # the key is good (401 says otherwise) but may not reach this user's memories
+                raise SpaceConfigError(f"this key may not reach {root}: {exc.message}", key="user",
+                                       uri=exc.uri) from exc
             raise
         if not isinstance(listing, list):
             raise ProviderError(f"listing {root} gave an invalid answer", permanent=True)
@@ -182,10 +204,41 @@ class OpenVikingProvider(HttpProvider):
             root = self.root()
             user = ROOT_RE.fullmatch(root).group(1)
             if user not in ids:
-                raise ProviderError(f"user {user!r} is not in account {account!r}", permanent=True)
+                raise SpaceConfigError(f"user {user!r} is not in account {account!r}: this key cannot reach it",
+                                       key="user")
             self._check_root(root)
             resolved.update(root=root, user=user)
         return resolved
+
+    @classmethod
+    def space_rules(cls, config: dict[str, Any]) -> dict[str, str]:
+        problems = {key: _id_problem(value) for key in ("user", "actorPeerId")
+                    if (value := str(config.get(key) or "").strip()) and _id_problem(value)}
+        target = str(config.get("targetUri") or "").strip()
+        if target and _target_problem(target):
+            problems["targetUri"] = _target_problem(target)
+        return problems
+
+    def validate_space(self) -> None:
+        """The space's memory root must be one this key reaches: its own user's (a user key), a user of its account
+        (an Admin key), and not refused (403). A root that does not exist yet is fine: the first write makes it."""
+        root = self.root()
+        user = ROOT_RE.fullmatch(root).group(1)
+        account = self._opt("account")
+        if not self._opt("discoveryUser") and account:
+            listed = self._call("GET", f"/api/v1/admin/accounts/{quote(_check_id(account, 'account'))}/users")
+            ids = [u.get("user_id") for u in listed if isinstance(u, dict)] if isinstance(listed, list) else []
+            if user not in ids:
+                raise SpaceConfigError(f"user {user!r} is not in account {account!r}: this key cannot reach it",
+                                       key="user")
+        try:
+            self._call("GET", "/api/v1/fs/ls", params={"uri": root})
+        except ProviderError as exc:
+            if exc.status == 403:
+                raise SpaceConfigError(f"this key may not reach {root}: {exc.message}", key="user",
+                                       uri=exc.uri) from exc
+            if exc.status != 404:
+                raise
 
     def discover(self) -> list[dict[str, Any]]:
         resolved = self.validate_config()

@@ -56,16 +56,14 @@ class RetainDBProvider(HttpProvider):
         return {"healthy": True, "project": self._project, "memories": len(self._profile())}
 
     def check(self) -> dict[str, Any]:
-        """Service only: RetainDB documents no health route, so search a probe scope; an unknown project (404)
-        still proves the server answered and accepted the key (a bad key is 401)."""
-        body = {"project": str(self.config.get("project") or "memoryhub-connection-test"), "user_id": self._user,
+        """Service only: RetainDB documents no health route, so search the space's project (else `default`, which
+        RetainDB makes itself) and require the documented answer, `{"results": [...], "count", "trace_id"}`.
+        A 404 is no proof: any web server answers that (before, a wrong endpoint passed)."""
+        body = {"project": str(self.config.get("project") or "default"), "user_id": self._user,
                 "query": "connection test", "top_k": 1}
-        try:
-            self.http.post("/v1/memory/search", body, retry=True)
-        except ProviderError as exc:
-            if exc.status != 404:
-                raise
-        return {"healthy": True}
+        found = self.http.post("/v1/memory/search", body, retry=True)
+        pick(found, "results", list, "search result")
+        return {"healthy": True, "project": body["project"]}
 
     def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
         body = {"project": self._project, "user_id": self._user, "query": query,

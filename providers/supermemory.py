@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record, gettext_noop
+from providers.base import (
+    Capabilities, Field, ProviderError, Receipt, Record, SpaceConfigError, SpaceError, gettext_noop,
+)
 from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 SEARCH_MODES = ("hybrid", "memories", "documents")
@@ -55,13 +57,14 @@ class SupermemoryProvider(HttpProvider):
     def check(self) -> dict[str, Any]:
         """Service only: a one-document list across every container proves the key."""
         data = self.http.post("/v3/documents/list", {"limit": 1, "page": 1}, retry=True)
+        pick(data, "memories", list, "document list")  # Supermemory's list shape; another server's answer fails
         pagination = pick(data, "pagination", dict, "document list")
         return {"healthy": True, "documents": pick(pagination, "totalItems", int, "pagination", default=0)}
 
     def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
         mode = str(self.config.get("searchMode") or "hybrid")
         if mode not in SEARCH_MODES:
-            raise ProviderError(f"Supermemory searchMode must be one of {', '.join(SEARCH_MODES)}", permanent=True)
+            raise SpaceConfigError(f"Supermemory searchMode must be one of {', '.join(SEARCH_MODES)}", key="searchMode")
         body = {"q": query, "containerTag": self._tag, "limit": max(1, min(int(limit), 100)), "searchMode": mode}
         found = pick(self.http.post("/v4/search", body, retry=True), "results", list, "search result")
         return [self._record(item, "search") for item in found]
@@ -112,6 +115,10 @@ class SupermemoryProvider(HttpProvider):
         answer = answer if isinstance(answer, dict) else {}
         status = answer.get("status") if isinstance(answer.get("status"), str) else ""
         document_id = answer.get("id") if isinstance(answer.get("id"), str) else ""
+        uri = f"{self.http.endpoint}/v3/documents"
+        if not document_id:  # the documented answer is {id, status}: without the id nothing proves the document exists
+            return Receipt("unknown", uri=uri, error=f"POST {uri} answered without the document id Supermemory "
+                                                     "documents; the document may or may not exist")
         return Receipt("accepted", provider_id=document_id, detail={"status": status} if status else {})
 
     def get(self, record_id: str) -> Record:
@@ -123,15 +130,14 @@ class SupermemoryProvider(HttpProvider):
                 raise
         else:
             if self._tag not in pick(document, "containerTags", list, "document", default=[self._tag]):
-                raise ProviderError(f"Supermemory document {record_id} is not in container {self._tag}",
-                                    permanent=True, status=404)
+                raise SpaceError(f"Supermemory document {record_id} is not in container {self._tag}", status=404)
             record = self._document_record(document)
             if record is None:
                 raise ProviderError(f"Supermemory is still processing document {record_id}", retryable=True)
             return record
         found = next((r for r in self._memory_entries(LIST_MAX) if r.id == str(record_id)), None)
         if found is None:
-            raise ProviderError(f"Supermemory has no memory {record_id} in {self._tag}", permanent=True, status=404)
+            raise SpaceError(f"Supermemory has no memory {record_id} in {self._tag}", status=404)
         return found
 
     def resolve_write(self, receipt: Receipt) -> list[str]:

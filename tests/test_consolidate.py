@@ -185,3 +185,17 @@ def test_digest_uses_the_model_when_one_is_configured(space, settings):
         run = consolidate.apply(space)
     digest = Entry.objects.get(space=space, kind="digest")
     assert run.method == "llm" and "gzip, 100M cap" in digest.body
+
+
+def test_auto_summarize_off_means_digests_call_no_model(space, settings):
+    """#32: `autoSummarize: false` promises zero model calls; the digest of a consolidation still called it."""
+    space.settings = {"autoSummarize": False}
+    space.save()
+    with FakeLLM([chat_answer("- a model's digest")]) as fake:
+        settings.MEMORYHUB = {**settings.MEMORYHUB, "LLM_BASE_URL": fake.base_url}
+        topic_of_turns(space)
+        before = len(fake.requests)
+        run = consolidate.apply(space)
+        assert len(fake.requests) == before
+    digest = Entry.objects.get(space=space, kind="digest")
+    assert run.method == "rule" and "a model's digest" not in digest.body and "alerts.log" in digest.body

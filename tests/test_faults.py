@@ -70,6 +70,7 @@ def test_a_failing_provider_write_is_a_clear_bounded_error_kept_locally_and_nati
     assert took < BOUND
     assert (response.status_code, response.json().get("error", {}).get("code")) == (status, code), response.json()
     assert "Traceback" not in response.content.decode()
+    assert "127.0.0.1" not in response.content.decode()  # the provider's address is for people, not agents
     kept = RemoteWrite.objects.get(space__slug="remote")
     assert kept.body == "to the remote" and kept.state in ("failed", "unknown") and kept.error
     assert MemorySpace.objects.get(slug="remote").last_error
@@ -190,3 +191,49 @@ def test_a_write_queues_behind_another_process_holding_the_writer_lock():
         holder.communicate("\n", timeout=30)
     writer.join(timeout=30)
     assert Entry.objects.filter(space=space, title="queued").count() == 1
+
+
+@pytest.fixture
+def tarpit_space(api, settings):
+    """A Mem0 space whose server accepts connections and never answers; a long provider timeout, a short
+    read deadline, so only the deadline can bound a read."""
+    from tests.providers.fakes.tarpit import Tarpit
+
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "PROVIDER_TIMEOUT": 30, "REMOTE_READ_DEADLINE": 0.5}
+    tarpit = Tarpit()
+    save_service("mem0", {"endpoint": tarpit.url, "apiKey": "k", "mode": "self-hosted"})
+    assert api.post("spaces", {"slug": "hanging", "name": "Hanging", "provider": "mem0",
+                               "config": {"userId": "alice"}}).status_code == 201
+    yield tarpit
+    tarpit.stop()
+
+
+def test_a_provider_that_never_answers_never_empties_the_block(api, tarpit_space):
+    """#33: before, /context asked remote spaces one after another, each up to the provider timeout (30 s here);
+    now they are asked at once under the read deadline, and the native hits come back with the late space named."""
+    api.turn("we chose PostgreSQL for the warehouse")
+    answer, took = timed(lambda: api.post("context", {"session_id": "s1", "query": "postgresql warehouse"}))
+    assert took < 15  # the provider timeout is 30 s; generous, only to catch waiting for it
+    data = answer.json()
+    assert answer.status_code == 200 and "PostgreSQL" in data["text"] and tarpit_space.accepted
+    assert data["warnings"] == [{"space": "hanging", "code": "provider_timeout",
+                                 "message": "Mem0 did not answer within this read's 0.5 s deadline"}]
+    found, took = timed(lambda: api.tool("memory_search", query="postgresql warehouse"))
+    assert took < 15 and found.status_code == 200
+    result = found.json()["result"]
+    assert {r["space"] for r in result["results"]} == {"default"}
+    assert [w["space"] for w in result["warnings"]] == ["hanging"]
+    assert MemorySpace.objects.get(slug="hanging").last_error == ""  # slow is not broken: nothing recorded
+
+
+def test_the_recall_preview_names_the_space_it_had_to_do_without(client, staff, api, tarpit_space, settings):
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "PROVIDER_TIMEOUT": 0.5}
+    page = client.get("/spaces/hanging/recall/", {"q": "postgresql warehouse"}).content.decode()
+    assert 'id="recall-missing-hanging"' in page and "did not answer in time" in page
+
+
+def test_a_read_of_the_hanging_space_alone_is_a_clear_timeout(api, tarpit_space, settings):
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "PROVIDER_TIMEOUT": 0.5}
+    found = api.tool("memory_search", query="anything", space="hanging")
+    assert (found.status_code, found.json()["error"]["code"]) == (504, "provider_timeout")
+    assert "127.0.0.1" not in found.content.decode()  # no internal address reaches the agent

@@ -82,3 +82,51 @@ def test_the_lockout_ends_after_the_cool_off(client, person, settings):
     assert login(client, "right-password").status_code == 429
     AccessAttempt.objects.update(attempt_time=timezone.now() - settings.AXES_COOLOFF_TIME * 2)
     assert login(client, "right-password").status_code == 302
+
+
+def test_a_forged_x_forwarded_for_does_not_buy_fresh_login_attempts(client, person, settings):
+    """#32: with no trusted proxy (the default), the header is the caller's own words: each guess from 127.0.0.1
+    naming another "client" still counts against 127.0.0.1."""
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        client.post("/login/", {"username": "carol", "password": "guess"}, HTTP_X_FORWARDED_FOR=f"203.0.113.{n}")
+    assert login(client, "right-password").status_code == 429
+
+
+def test_a_named_proxy_is_believed_about_its_clients(client, person, settings):
+    settings.TRUSTED_PROXIES = ["127.0.0.0/8"]
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        client.post("/login/", {"username": "carol", "password": "guess"}, HTTP_X_FORWARDED_FOR="203.0.113.7")
+    assert client.post("/login/", {"username": "carol", "password": "right-password"},
+                       HTTP_X_FORWARDED_FOR="203.0.113.8").status_code == 302  # another client behind the proxy
+    client.logout()
+    assert client.post("/login/", {"username": "carol", "password": "right-password"},
+                       HTTP_X_FORWARDED_FOR="198.51.100.1, 203.0.113.7").status_code == 429  # the right-most hop
+
+
+def test_the_served_hub_ignores_x_forwarded_for_from_a_proxy_nobody_named(hub):
+    """Over gunicorn and uvicorn as `make run` serves it: before, uvicorn took the header from any loopback
+    connection, so every forged address was a new bucket and the throttle never tripped."""
+    import http.cookiejar
+    import re
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+    import uuid
+
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    page = opener.open(f"{hub.url}/login/", timeout=10).read().decode()
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    username = f"intruder-{uuid.uuid4().hex[:8]}"
+
+    def attempt(n: int) -> int:
+        body = urllib.parse.urlencode({"username": username, "password": "guess", "csrfmiddlewaretoken": csrf})
+        request = urllib.request.Request(f"{hub.url}/login/", body.encode(),
+                                         {"X-Forwarded-For": f"198.51.100.{n}", "Referer": f"{hub.url}/login/"})
+        try:
+            return opener.open(request, timeout=10).status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    statuses = [attempt(n) for n in range(6)]
+    assert statuses[-1] == 429, statuses

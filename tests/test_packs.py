@@ -309,3 +309,74 @@ def test_packs_of_older_hubs_without_notebooks_still_import(tmp_path):
     copy = packs.import_pack(rechecked(data, {"manifest.json": manifest}))
     assert Entry.objects.filter(space=copy).count() == Entry.objects.filter(space=space).count()
     assert not AuditEvent.objects.filter(action="pack.notebooks").exists()
+
+
+@pytest.mark.parametrize("name, change, says", [
+    ("entries.json", {"chat": "qq"}, "entries.json[0].chat must be an object"),  # imported, then the entry page 500'd
+    ("entries.json", {"kind": "bogus"}, "kind"),
+    ("entries.json", {"tags": "nginx"}, "entries.json[0].tags must be a list of strings"),
+    ("entries.json", {"title": "t" * 400}, "title"),
+    ("entries.json", {"body": 5}, "entries.json[0].body must be a string"),
+    ("entries.json", {"topic_id": "3"}, "topic_id must be an integer id"),
+    ("topics.json", {"kind": "bogus"}, "kind"),
+    ("facts.json", {"status": "zombie"}, "status"),
+    ("edges.json", {"edge_type": "bogus"}, "edge_type"),
+    ("edges.json", {"metadata": [1]}, "edges.json[0].metadata must be an object"),
+    ("persona.json", {"events": "abc"}, "persona.json[0].events must be a list of strings"),
+])
+def test_an_odd_pack_is_refused_at_import_not_by_the_pages_that_show_it_later(name, change, says):
+    """#32: rows of the right fields but the wrong kind of value imported, then broke pages with a 500."""
+    import json
+
+    space = MemorySpace.objects.create(slug="src", name="Source")
+    fill(space)
+    consolidate.apply(space)
+    data = packs.export(space)
+    rows = json.loads(unpacked(data)[name])
+    assert rows, f"the filled space has no {name} rows"
+    rows[0].update(change)
+    before = MemorySpace.objects.count()
+    with pytest.raises(packs.PackError) as caught:
+        packs.import_pack(rechecked(data, {name: rows}))
+    assert says in caught.value.message and caught.value.field == "pack"
+    assert MemorySpace.objects.count() == before
+
+
+class Zeros(io.RawIOBase):
+    """`size` zero bytes, made as they are read (the test never holds the big member in memory either)."""
+
+    def __init__(self, size: int):
+        self.left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = min(len(buffer), self.left)
+        buffer[:n] = bytes(n)
+        self.left -= n
+        return n
+
+
+def test_a_pack_that_would_unpack_past_the_limit_is_refused_before_it_is_inflated(settings):
+    """#32: a pack's members were read whole into the web worker (a 300 MB member was 300 MB of memory)."""
+    import tracemalloc
+
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "PACK_MAX_BYTES": 1024 * 1024}
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        info = tarfile.TarInfo("entries.json")
+        info.size = 64 * 1024 * 1024
+        tar.addfile(info, io.BufferedReader(Zeros(info.size)))
+    bomb = out.getvalue()
+    assert len(bomb) < 1024 * 1024
+    tracemalloc.start()
+    try:
+        with pytest.raises(packs.PackError, match="more than this hub's 1 MiB limit"):
+            packs.import_pack(bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 1024 * 1024
+    with pytest.raises(packs.PackError, match="over this hub's 1 MiB limit"):
+        packs.import_pack(b"x" * (2 * 1024 * 1024))

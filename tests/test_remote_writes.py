@@ -1,5 +1,7 @@
 """Writes to third-party spaces through the API: kept locally with their receipt, OpenViking verified by a job."""
 
+import json
+
 import pytest
 
 from memoryhub.agents.models import ApiToken
@@ -138,3 +140,74 @@ def test_a_failed_remote_write_over_mcp_is_kept_as_over_the_api(mem0):
                                                       "body": "the boiler code is 4711", "space": "m0"})
     kept = RemoteWrite.objects.get()
     assert kept.state in ("failed", "unknown") and "boiler code" in kept.body
+
+
+@pytest.fixture
+def hanging(transactional_db, settings):
+    """A Mem0 space on a server that accepts and never answers; a 30 s provider timeout, a 1 s write deadline."""
+    from tests.providers.fakes.tarpit import Tarpit
+
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "PROVIDER_TIMEOUT": 30, "REMOTE_WRITE_DEADLINE": 1.0}
+    tarpit = Tarpit()
+    save_service("mem0", {"endpoint": tarpit.url, "apiKey": "k", "mode": "self-hosted"})
+    MemorySpace.objects.create(slug="hanging", name="Hanging", provider="mem0", config={"userId": "alice"})
+    yield tarpit
+    tarpit.stop()
+
+
+def batch(api, n: int, space: str = "hanging"):
+    return api.post("turns", {"turns": [{"session_id": "b", "user": f"turn {i} of the batch", "assistant": "ok",
+                                         "space": space} for i in range(n)]})
+
+
+def test_a_batch_into_a_hanging_space_is_sent_at_once_under_one_deadline(api, hanging):
+    """#32: before, the turns were sent one after another, each waiting out the provider timeout (4 turns: 4 x 30 s
+    here); now all four wait together for one deadline, and each is kept as unknown (it may have landed)."""
+    import time
+
+    started = time.monotonic()
+    r = batch(api, 4)
+    assert time.monotonic() - started < 20  # generous: only waiting out four 30 s timeouts fails it
+    assert [item["status"] for item in r.json()["results"]] == [504] * 4
+    assert {item["error"]["code"] for item in r.json()["results"]} == {"provider_timeout"}
+    assert hanging.accepted == 4  # sent at once, not one after another
+    assert list(RemoteWrite.objects.values_list("state", flat=True)) == ["unknown"] * 4
+
+
+def test_writes_that_never_got_their_turn_are_kept_as_not_sent(api, hanging, monkeypatch):
+    from memoryhub.memories.write import remote
+
+    monkeypatch.setattr(remote, "WORKERS", 2)
+    results = batch(api, 5).json()["results"]
+    assert [item["status"] for item in results] == [504] * 5
+    states = sorted(RemoteWrite.objects.values_list("state", flat=True))
+    assert states == ["failed"] * 3 + ["unknown"] * 2 and hanging.accepted == 2
+    assert sum("not sent" in item["error"]["message"] for item in results) == 3
+
+
+def test_a_native_turn_never_waits_for_another_requests_provider(api, hanging):
+    """The provider calls hold no transaction and no writer lock: a native write lands while a batch waits."""
+    import threading
+
+    from django.test import Client
+
+    from memoryhub.memories.models import Entry
+
+    answers = []
+    waiting = threading.Thread(target=lambda: answers.append(
+        Client().post("/api/v1/turns", json.dumps({"turns": [{"session_id": "b", "user": "into the void",
+                                                               "assistant": "ok", "space": "hanging"}] * 3}),
+                      content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {api.raw}").status_code))
+    waiting.start()
+    while not hanging.accepted and waiting.is_alive():
+        waiting.join(0.05)
+    assert api.turn("a native turn meanwhile").status_code == 201
+    assert waiting.is_alive() and Entry.objects.filter(body__contains="a native turn meanwhile").exists()
+    waiting.join(30)
+    assert answers == [200]
+
+
+def test_a_mixed_batch_writes_its_native_turns_whatever_the_provider_does(api, hanging):
+    r = api.post("turns", {"turns": [{"session_id": "b", "user": "remote one", "assistant": "ok", "space": "hanging"},
+                                     {"session_id": "b", "user": "native one", "assistant": "ok"}]})
+    assert [item["status"] for item in r.json()["results"]] == [504, 201]

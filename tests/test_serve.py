@@ -142,3 +142,44 @@ def test_a_read_gets_a_thread_while_more_turn_writers_than_threads_wait_for_the_
         for writer in writers:
             writer.join(120)
     assert statuses == [201] * 6
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads the process tree from /proc")
+def test_serve_restarts_each_kind_of_child_killed_outright_and_leaves_nothing_running(tmp_path):
+    """#32: kill -9 of a gunicorn worker, a gunicorn master, the django-q sentinel and the qcluster main while an
+    agent writes. Before, each of the last three ended `serve` (a dead master's worker kept answering on its
+    SO_REUSEPORT socket; a dead sentinel's workers kept running jobs). Now the hub is whole again, nothing the
+    agent saw acknowledged is missing or stored twice, and nothing outlives `serve`."""
+    from bench import faults
+
+    port = free_port()
+    env = {**os.environ, "MEMORYHUB_DATA_DIR": str(tmp_path), "MEMORYHUB_BIND": f"127.0.0.1:{port}",
+           "MEMORYHUB_Q_SYNC": "false", "MEMORYHUB_WORKER_PROCESSES": "1", "MEMORYHUB_LOG_LEVEL": "WARNING"}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    manage(env, "migrate", "--noinput", "-v0")
+    token = manage(env, "issue_token", "--name", "drill").strip().splitlines()[-1]
+    log = tmp_path / "serve.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--web-workers", "2"], cwd=ROOT, env=env,
+                                stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    everything: set[int] = set()
+    try:
+        deadline = time.monotonic() + 90
+        while not (faults.whole(proc.pid, 2, 1) and faults.answers(base, 1)):
+            assert time.monotonic() < deadline and proc.poll() is None, log.read_text()[-3000:]
+            time.sleep(0.3)
+        with faults.Writers(base, token, clients=1) as writers:
+            kills = faults.drill(proc.pid, base, writers, web=2, worker_processes=1)
+            everything = faults.descendants(proc.pid)
+            assert writers.confirmed
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=90) == 0
+    assert [k["kind"] for k in kills] == list(faults.KINDS)
+    assert not [k for k in kills if k["orphans_left"]], kills
+    assert not [pid for pid in everything if faults.alive(pid)], "a process outlived serve"
+    output = log.read_text()
+    assert output.count("starting it again in") == 3, output  # the gunicorn worker is gunicorn's own to replace
+    stored = faults.stored_keys(env)
+    assert writers.confirmed <= set(stored) and len(stored) == len(set(stored))

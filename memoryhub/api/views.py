@@ -223,11 +223,16 @@ def context(request: HttpRequest, call: Call) -> dict:
     skip = A.skip_tags(body, AUTOMATIC_SKIP)
     spaces = policy.read_spaces(call, body)
     session = sessions.see(call.token, session_id)
+    missing: list = []
     ctx, cards = recall.context_block(notebooks.pinned(call, session, body), spaces, query,
                                       origin=policy.readable_origin(call), session_id=session_id,
-                                      max_chars=max_chars, home=policy.home_space(call, body), skip_tags=skip)
+                                      max_chars=max_chars, home=policy.home_space(call, body), skip_tags=skip,
+                                      missing=missing)
     recall.note_recall(cards, query, call.actor)
-    return {"text": ctx.text, "chars": ctx.chars, "items": ctx.items}
+    answer = {"text": ctx.text, "chars": ctx.chars, "items": ctx.items}
+    if missing:  # third-party spaces left out: failed, or late for the read's deadline
+        answer["warnings"] = [m.as_dict() for m in missing]
+    return answer
 
 
 @endpoint("POST")

@@ -10,6 +10,7 @@ it at once: a job runs in one, so a person's cancel releases it even while it wa
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import weakref
@@ -20,6 +21,15 @@ from typing import Any, TypeVar
 import httpx
 
 from memoryhub.core.redaction import mask_near
+
+
+_ENDPOINT = re.compile(r"\bhttps?://[^\s/\"'<>]+(\S*)")
+
+
+def without_endpoints(text: str) -> str:
+    """`text` with every URL's scheme and host taken out, its path kept: what an agent is told about an outside
+    service's failure names no internal address (people on the dashboard still see the whole message)."""
+    return _ENDPOINT.sub(lambda m: m.group(1) or "the service", text)
 
 
 class UpstreamError(Exception):
@@ -68,7 +78,16 @@ class CancelScope:
     def __exit__(self, *exc: Any) -> None:
         _current_scope.reset(self._token)
 
-    def adopt(self, client: "HttpClient") -> None:
+    @classmethod
+    def child(cls) -> "CancelScope":
+        """A scope of its own that the current one (a job's, say) also cancels: for calls made on other threads."""
+        scope = cls()
+        outer = _current_scope.get()
+        if outer is not None:
+            outer.adopt(scope)
+        return scope
+
+    def adopt(self, client: "HttpClient | CancelScope") -> None:
         with self._lock:
             if not self.cancelled.is_set():
                 self._clients.add(client)
@@ -234,6 +253,11 @@ class HttpClient:
             raise UpstreamError(f"{method} {uri} failed: {type(exc).__name__}", uri=uri, retryable=True,
                                 unknown_outcome=not isinstance(exc, httpx.ConnectError)) from exc
         status = response.status_code
+        if 300 <= status < 400 and status not in ok:
+            # Never followed: an API answers its own routes, so a redirect means the endpoint is wrong (a login
+            # page, http -> https), and its target's 200 would say nothing about what the request did.
+            raise UpstreamError(f"{method} {uri} answered {status}, a redirect: check that the endpoint is the "
+                                "API's own base URL", uri=uri, status=status)
         if status >= 400 and status not in ok:
             detail = _error_detail(body)
             raise UpstreamError(f"{method} {uri} answered {status}{': ' + detail if detail else ''}",

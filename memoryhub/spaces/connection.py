@@ -40,10 +40,13 @@ def check_service(kind: str, form_values: dict[str, str] | None = None) -> Outco
     """Run the kind's service check on the saved config, or on `form_values` laid over it (blank secrets keep)."""
     cls = get_provider_class(kind)
     config = service_config(kind)
-    unsaved = bool(form_values)
+    saved = dict(config)
     if form_values:
         keys = {f.key: f for f in cls.service_fields}
         config.update({k: v for k, v in form_values.items() if k in keys and (v not in ("", None) or not keys[k].secret)})
+    # The provider page posts its form, saved values included: only values that differ are "unsaved". Before,
+    # any posted form counted as unsaved, so a passing test never switched a disabled service back on.
+    unsaved = any(str(config.get(k) or "") != str(saved.get(k) or "") for k in set(config) | set(saved))
     provider = cls({**config, "_timeout": settings.MEMORYHUB["PROVIDER_TIMEOUT"],
                     "_max_bytes": settings.MEMORYHUB["PROVIDER_MAX_BYTES"]})
     try:
@@ -56,10 +59,13 @@ def check_service(kind: str, form_values: dict[str, str] | None = None) -> Outco
 
 
 def check_space(space: MemorySpace) -> Outcome:
-    """Run the space's full status with the service and space settings merged, as its reads and writes will."""
+    """Run the space's full status with the service and space settings merged, as its reads and writes will.
+
+    It runs even while the service is disabled, and a pass switches the saved service back on: those saved
+    settings work. A failure of the space's own setting stays the space's."""
     cls = get_provider_class(space.provider)
     try:
-        provider = provider_for(space)
+        provider = provider_for(space, even_if_disabled=True)
     except ProviderError as exc:
         return Outcome(False, explain(exc, cls.label, {}), exc.message, space=space.slug)
     try:
@@ -67,6 +73,8 @@ def check_space(space: MemorySpace) -> Outcome:
     finally:
         provider.close()
     outcome.space = space.slug
+    if outcome.ok:
+        _record(space.provider, outcome, disable=False)
     return outcome
 
 

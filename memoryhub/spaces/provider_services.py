@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from memoryhub.spaces import secrets
 from memoryhub.spaces.models import MemorySpace, ProviderService
-from providers.base import Provider, ProviderError, SpaceConfigError
+from providers.base import Provider, ProviderError, ServiceDisabled, SpaceError
 from providers.registry import get_provider_class
 
 
@@ -28,14 +28,15 @@ def workspace_dir(space: MemorySpace) -> str:
     return str(settings.DATA_DIR / "providers" / scope)
 
 
-def provider_for(space: MemorySpace) -> Provider:
-    """The space's adapter with service config, secrets and space config merged (space wins)."""
+def provider_for(space: MemorySpace, *, even_if_disabled: bool = False) -> Provider:
+    """The space's adapter with service config, secrets and space config merged (space wins); a disabled service
+    raises ServiceDisabled unless `even_if_disabled` (a Test connection, which may prove it works again)."""
     cls = get_provider_class(space.provider)
-    if not space.is_native:
+    if not space.is_native and not even_if_disabled:
         service = ProviderService.objects.filter(kind=space.provider).first()
         if service is not None and not service.enabled:
-            raise ProviderError(f"{cls.label} is disabled after an error ({service.last_error or 'no detail'}); "
-                                "fix its settings on the provider page", permanent=True)
+            raise ServiceDisabled(f"{cls.label} is disabled after an error ({service.last_error or 'no detail'}); "
+                                  "fix its settings on the provider page and test the connection")
     config = {
         **service_config(space.provider),
         **(space.config or {}),
@@ -44,6 +45,11 @@ def provider_for(space: MemorySpace) -> Provider:
         "_workspace_dir": workspace_dir(space),
     }
     return cls(config, space=space)
+
+
+def unsaved_space_provider(kind: str, space_config: dict) -> Provider:
+    """An adapter for space settings not saved yet (a space being created or edited), on the saved service."""
+    return _service_provider(kind, {**service_config(kind), **space_config})
 
 
 def _service_provider(kind: str, config: dict) -> Provider:
@@ -70,16 +76,29 @@ def save_service(kind: str, values: dict[str, str]) -> ProviderService:
 
 
 def record_space_error(space: MemorySpace, exc: ProviderError) -> None:
-    """A provider call for a space failed: note it on the space and on the service row."""
+    """A provider call for a space failed: note it on the space, and on the service row unless it was the space's
+    own (service_wide)."""
+    if isinstance(exc, ServiceDisabled):
+        return  # nothing was asked: the service's own error is already on record
     MemorySpace.objects.filter(pk=space.pk).update(last_error=exc.message[:2000])
-    record_service_error(space.provider, exc)
+    if service_wide(exc):
+        record_service_error(space.provider, exc)
+
+
+def service_wide(exc: ProviderError) -> bool:
+    """Whether an error is the service's (a refused key, an unreachable or failing server) rather than one space's.
+
+    A space's own setting (SpaceConfigError: a bad searchMode, a user the key cannot reach, a missing bank) or an
+    id that is not one of its records (SpaceError) belongs to that space alone."""
+    return not isinstance(exc, (SpaceError, ServiceDisabled))
 
 
 def record_service_error(kind: str, exc: ProviderError) -> None:
-    """Errors land on the service row; a permanent one (bad credentials) disables it until fixed.
-
-    A space's own missing or wrong setting (SpaceConfigError) is that space's problem: the service stays on."""
+    """Errors land on the service row; a permanent one (refused credentials) switches it off until a person fixes
+    it or a Test connection of the saved settings passes. Errors of one space never reach here (service_wide)."""
+    if not service_wide(exc):
+        return
     updates = {"last_error": exc.message[:2000], "last_checked": timezone.now()}
-    if exc.permanent and not isinstance(exc, SpaceConfigError):
+    if exc.permanent:
         updates["enabled"] = False
     ProviderService.objects.filter(kind=kind).update(**updates)

@@ -8,6 +8,8 @@ Deleting a native space deletes its data; memoryhub.memories unindexes it on `pr
 
 from __future__ import annotations
 
+import logging
+
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
@@ -16,8 +18,11 @@ from memoryhub.audit.models import record
 from memoryhub.core.errors import ApiError, bad
 from memoryhub.core.redaction import redact
 from memoryhub.spaces.models import SLUG_RE, MemorySpace, Workspace
+from memoryhub.spaces.provider_services import unsaved_space_provider
+from providers.base import ProviderError, SpaceConfigError
 from providers.registry import PROVIDERS, get_provider_class
 
+log = logging.getLogger(__name__)
 EDITABLE = ("name", "access", "active", "workspace", "description", "config")
 
 
@@ -51,6 +56,29 @@ def check_config(kind: str, config: dict) -> None:
     missing = [k for k, f in fields.items() if f.required and config.get(k) in (None, "")]
     if missing:
         raise bad(f"config needs {', '.join(missing)} for {kind}", "config")
+    problems = get_provider_class(kind).space_problems(config)
+    if problems:
+        key = next(iter(problems))
+        raise bad("; ".join(f"config {k} {why}" for k, why in problems.items()), f"config.{key}")
+
+
+def check_with_service(kind: str, config: dict) -> None:
+    """Ask the provider whether the space's settings work with its saved service (OpenViking: can the key reach
+    this user?); a refusal of the space's own setting is a 400 naming it. A service that cannot be asked right
+    now (down, a refused key) does not stop the space: its reads and writes will say so, and the service's own
+    test is on the providers page."""
+    if kind == MemorySpace.NATIVE:
+        return
+    provider = unsaved_space_provider(kind, config)
+    try:
+        provider.validate_space()
+    except SpaceConfigError as exc:
+        raise bad(f"config {exc.key}: {exc.message}" if exc.key else exc.message,
+                  f"config.{exc.key}" if exc.key else "config") from exc
+    except ProviderError as exc:
+        log.info("could not check the %s space settings with the service: %s", kind, exc.message)
+    finally:
+        provider.close()
 
 
 def create_space(*, slug: str, name: str, actor: str, user=None, provider: str = MemorySpace.NATIVE,
@@ -65,6 +93,7 @@ def create_space(*, slug: str, name: str, actor: str, user=None, provider: str =
     check_provider(provider)
     check_access(access)
     check_config(provider, config)
+    check_with_service(provider, config)
     with transaction.atomic():
         if MemorySpace.objects.filter(slug=slug).exists():
             raise ApiError("conflict", f"space {slug!r} exists", "slug")
@@ -107,6 +136,8 @@ def update_space(space: MemorySpace, *, actor: str, user=None, **changes) -> Mem
         check_access(changes["access"])
     if "config" in changes:
         check_config(space.provider, changes["config"])
+        if changes["config"] != (space.config or {}):
+            check_with_service(space.provider, changes["config"])
     for text in ("name", "description"):
         if isinstance(changes.get(text), str):
             changes[text] = redact(changes[text]).text

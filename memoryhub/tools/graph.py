@@ -12,6 +12,7 @@ from memoryhub.access import policy
 from memoryhub.access.call import Call
 from memoryhub.audit.models import record
 from memoryhub.core.errors import ApiError, bad
+from memoryhub.core.http import without_endpoints
 from memoryhub.memories import remote
 from memoryhub.memories.models import EDGE_TYPES, EdgeType, Entry
 from memoryhub.memories.write import gateway
@@ -68,7 +69,7 @@ def memory_feedback(call: Call, session_id: str, args: dict) -> dict:
                  for one in remote.record_ids(target.space, provider, target.remote_id)]
     except ProviderError as exc:
         if exc.status == 404:
-            raise ApiError("not_found", f"no memory {record_id!r}: {exc.message}", "id") from exc
+            raise ApiError("not_found", f"no memory {record_id!r}: {without_endpoints(exc.message)}", "id") from exc
         raise
     finally:
         provider.close()

@@ -10,6 +10,7 @@ from memoryhub.access import policy
 from memoryhub.access.call import Call
 from memoryhub.agents.calls import api_error
 from memoryhub.core.errors import ApiError, bad
+from memoryhub.core.http import without_endpoints
 from memoryhub.core.ids import row_id
 from memoryhub.core.redaction import redact
 from memoryhub.memories import remote
@@ -92,9 +93,13 @@ def memory_search(call: Call, session_id: str, args: dict) -> dict:
     spaces = policy.read_spaces(call, args)
     origin = policy.readable_origin(call, scope)
     expanded = recall.expand_references(query, spaces, session_id, origin)
-    cards = recall.search(spaces, expanded, limit=limit, origin=origin, strict=True, skip_tags=skip)
+    missing: list = []
+    cards = recall.search(spaces, expanded, limit=limit, origin=origin, strict=True, skip_tags=skip, errors=missing)
     recall.note_recall(cards, query, call.actor)
-    return {"results": [c.as_dict() for c in cards]}
+    answer = {"results": [c.as_dict() for c in cards]}
+    if missing:  # third-party spaces left out: failed, or late for the read's deadline
+        answer["warnings"] = [m.as_dict() for m in missing]
+    return answer
 
 
 @tool("memory_recall", "Expand a memory by id: its full text (a digest also expands the turns it summarises).",
@@ -119,7 +124,7 @@ def memory_recall(call: Call, session_id: str, args: dict) -> dict:
         record = remote.get(space, provider, remote_id)
     except ProviderError as exc:
         if exc.permanent:
-            raise ApiError("not_found", f"no memory {record_id!r}: {exc.message}", "id") from exc
+            raise ApiError("not_found", f"no memory {record_id!r}: {without_endpoints(exc.message)}", "id") from exc
         raise
     related = [f"{space.slug}:{i}" for i in record.extra.get("also", [])]
     return {"id": record_id, "space": space.slug, "title": record.title, "body": record.text,

@@ -10,7 +10,9 @@ from collections import deque
 from datetime import datetime, timezone
 from typing import Any
 
-from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record, gettext_noop
+from providers.base import (
+    Capabilities, Field, Provider, ProviderError, Receipt, Record, SpaceConfigError, SpaceError, gettext_noop,
+)
 from providers.holographic.store import FactStore
 from providers.holographic.text import entities, jaccard, tokens
 
@@ -37,8 +39,8 @@ class HolographicProvider(Provider):
         Field('dataPath', gettext_noop('Data path (blank: follows the workspace)'), input='path'),
     )
     space_fields = (
-        Field('defaultTrust', gettext_noop('Default trust'), input='number', default=0.5),
-        Field('minTrust', gettext_noop('Minimum trust'), input='number', default=0.3),
+        Field('defaultTrust', gettext_noop('Default trust'), input='number', default=0.5, minimum=0, maximum=1),
+        Field('minTrust', gettext_noop('Minimum trust'), input='number', default=0.3, minimum=0, maximum=1),
     )
     description = gettext_noop(
         "Local structured facts in an atomic JSON file beside the workspace: exact writes, trust scores, "
@@ -63,9 +65,9 @@ class HolographicProvider(Provider):
         try:
             trust = default if value in (None, "") else float(value)
         except (TypeError, ValueError):
-            raise ProviderError(f"{key} must be a number between 0 and 1", permanent=True) from None
+            raise SpaceConfigError(f"{key} must be a number between 0 and 1", key=key) from None
         if not 0.0 <= trust <= 1.0:
-            raise ProviderError(f"{key} must be between 0 and 1, got {trust}", permanent=True)
+            raise SpaceConfigError(f"{key} must be between 0 and 1, got {trust}", key=key)
         return trust
 
     @property
@@ -165,7 +167,7 @@ class HolographicProvider(Provider):
         with self.store.change() as data:
             fact = data["facts"].get(str(record_id))
             if fact is None:
-                raise ProviderError(f"fact {record_id} does not exist", permanent=True, status=404)
+                raise SpaceError(f"fact {record_id} does not exist", status=404)
             step = HELPFUL_STEP if helpful else -WRONG_STEP
             fact["trust"] = round(max(0.0, min(1.0, float(fact["trust"]) + step)), 4)
             fact["updated_at"] = _now()

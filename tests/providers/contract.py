@@ -241,8 +241,10 @@ class ContractSuite:
         with pytest.raises(ProviderError):
             provider.status()
 
-    @pytest.mark.parametrize("fault", ["slow", "error500", "disconnect"])
+    @pytest.mark.parametrize("fault", ["slow", "error500", "disconnect", "redirect"])
     def test_a_write_that_may_have_landed_is_never_committed(self, make_provider, fake, fault):
+        """#32: a redirect (302, then the target's 200 with no id) is no commit either: only the id the vendor's API
+        documents proves a write."""
         if fake is None:
             pytest.skip("no network I/O")
         provider = make_provider(_timeout=0.5)

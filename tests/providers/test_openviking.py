@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from providers.base import ProviderError, Receipt
+from providers.base import SpaceConfigError, ProviderError, Receipt
 from providers.openviking import OpenVikingProvider
 from tests.providers.fakes.openviking import FakeOpenViking
 
@@ -197,8 +197,9 @@ def test_legacy_root_without_user_uses_the_authenticated_user(make_provider):
 
 
 def test_space_user_must_match_the_key_user(make_provider):
-    with pytest.raises(ProviderError, match="does not match"):
+    with pytest.raises(SpaceConfigError, match="is not the key's user") as caught:
         make_provider(user="bob").root()
+    assert caught.value.key == "user"
     with pytest.raises(ProviderError, match="belongs to"):
         make_provider(targetUri="viking://user/bob/memories").root()
 

@@ -28,7 +28,7 @@ def config_field(field: Field, *, secret_set: bool = False) -> forms.Field:
     if field.input == "boolean":
         return forms.BooleanField(**{**common, "required": False})
     if field.input == "number":
-        return forms.FloatField(**common)
+        return forms.FloatField(**common, min_value=field.minimum, max_value=field.maximum)
     if field.input == "url":
         return forms.URLField(**common, max_length=MAX_TEXT, assume_scheme="https")
     if field.input == "select":

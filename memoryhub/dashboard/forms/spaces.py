@@ -79,6 +79,12 @@ class SpaceForm(forms.Form):
             raise forms.ValidationError(_("Configure this provider on the providers page first."))
         return kind
 
+    def refuse(self, field: str | None, message: str) -> None:
+        """An ApiError of the space service shown beside its field (`config.<key>` is that key's box)."""
+        if field and field.startswith("config.") and CONFIG_PREFIX + field.removeprefix("config.") in self.fields:
+            field = CONFIG_PREFIX + field.removeprefix("config.")
+        self.add_error(field if field in self.fields else None, message)
+
     def config(self) -> dict:
         """The space fields that were filled in, keyed as the provider declares them."""
         values = {}

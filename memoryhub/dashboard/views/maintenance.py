@@ -216,6 +216,7 @@ def pack_import(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("Choose a pack file."))
         return redirect("dashboard:home")
     try:
+        packs.check_size(upload.size)  # before it is read into memory
         space = packs.import_pack(upload.read(), slug=request.POST.get("slug", "").strip())
     except packs.PackError as exc:
         messages.error(request, str(exc))

@@ -82,12 +82,13 @@ def reason(why: dict | None) -> str:
     }.get(code, code)
 
 
-def preview_for(space: MemorySpace, query: str, max_chars: int) -> Context:
+def preview_for(space: MemorySpace, query: str, max_chars: int, missing: list | None = None) -> Context:
     """What /api/v1/context answers an unrestricted local token naming this space (and its workspace) in a new
-    session, by the same code (recall.context_block): the notebooks as they are now, then the block."""
+    session, by the same code (recall.context_block): the notebooks as they are now, then the block. `missing`
+    gets the third-party spaces the block had to do without (failed, or late for the read's deadline)."""
     books = hot.current([None, space.workspace] if space.workspace else [None])
     ctx, _cards = recall.context_block(books, policy.preview_spaces(space), query, origin=None, max_chars=max_chars,
-                                       home=space)
+                                       home=space, missing=missing)
     return ctx
 
 
@@ -106,8 +107,9 @@ def preview(request: HttpRequest, slug: str) -> HttpResponse:
         max_chars = form.cleaned_data["max_chars"]
         if max_chars is None:
             max_chars = config["maxInjectChars"]
-        ctx = preview_for(space, form.cleaned_data["q"], max_chars)
-        context.update(ctx=ctx, max_chars=max_chars, items=explain(ctx),
+        missing: list = []
+        ctx = preview_for(space, form.cleaned_data["q"], max_chars, missing)
+        context.update(ctx=ctx, max_chars=max_chars, items=explain(ctx), missing=missing,
                        left_out=[{"what": what, "why": reason(why)} for what, why in ctx.left_out],
                        percent=min(100, ctx.chars * 100 // max_chars) if max_chars else 0)
     return render_page(request, "dashboard/recall.html", "preview", context)

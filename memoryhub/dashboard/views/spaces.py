@@ -69,7 +69,7 @@ def space_create(request: HttpRequest) -> HttpResponse:
                 selection=selection, actor=request.user.get_username(), user=request.user,
             )
         except ApiError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+            form.refuse(exc.field, exc.message)
         else:
             messages.success(request, _("Space %(slug)s created.") % {"slug": space.slug})
             return done(request, reverse("dashboard:space", args=[space.slug]))
@@ -90,7 +90,7 @@ def space_edit(request: HttpRequest, slug: str) -> HttpResponse:
             space_service.update_space(space, actor=request.user.get_username(), user=request.user,
                                        config=form.config(), **changes)
         except ApiError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+            form.refuse(exc.field, exc.message)
         else:
             messages.success(request, _("Space %(slug)s saved.") % {"slug": space.slug})
             return done(request, reverse("dashboard:home"))

@@ -175,8 +175,11 @@ def rule_digest(topic: Topic, turns: list[Entry]) -> str:
 
 
 def summary_client(space: MemorySpace) -> llm.LLMClient | None:
-    """The model that writes this space's summaries (summarizeProvider, summaryModel), or None: rules only."""
+    """The model that writes this space's summaries (summarizeProvider, summaryModel), or None: rules only,
+    always so when the space's autoSummarize is off (it promises zero model calls)."""
     config = space_settings.effective(space)
+    if not config["autoSummarize"]:
+        return None
     try:
         return llm.get_client(config["summarizeProvider"], model=config["summaryModel"])
     except llm.LLMError as exc:

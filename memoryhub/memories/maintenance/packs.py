@@ -25,12 +25,11 @@ import json
 import tarfile
 from datetime import datetime
 
-from django.db import transaction
+from django.conf import settings
+from django.core.exceptions import FieldDoesNotExist, ValidationError
+from django.db import DatabaseError, models, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
-
-from django.core.exceptions import ValidationError
-from django.db import DatabaseError
 
 from memoryhub.audit.models import record
 from memoryhub.core import jsonin
@@ -62,6 +61,19 @@ LISTS = {"entries.json": ENTRY_FIELDS, "topics.json": TOPIC_FIELDS, "facts.json"
          "edges.json": EDGE_FIELDS, "oplog.json": OPLOG_FIELDS, "persona.json": PERSONA_FIELDS}
 OPTIONAL = {"notebooks.json": NOTEBOOK_FIELDS}  # only in packs of a space that has notebooks (schema 3)
 KEYED = ("entries.json", "topics.json", "facts.json")  # rows other rows point at by "id"
+MODELS = {"entries.json": Entry, "topics.json": Topic, "facts.json": Fact, "edges.json": Edge, "oplog.json": OpLog,
+          "persona.json": Persona}
+# Fields the import remaps (pack ids to this hub's): each an integer or null, checked as such, not as a value.
+POINTERS = ("id", "digest_id", "merged_into_id", "topic_id", "source_entry_id", "invalidated_by_id", "source_id",
+            "target_id")
+STRING_LISTS = {"entries.json": ("tags", "entities", "related"), "topics.json": ("entities", "keywords"),
+                "persona.json": ("events",)}
+OBJECTS = {"entries.json": ("chat",), "edges.json": ("metadata",)}
+
+
+def max_bytes() -> int:
+    """The most a pack may hold, unpacked (MEMORYHUB_PACK_MAX_BYTES): a pack is read in the web process."""
+    return int(settings.MEMORYHUB["PACK_MAX_BYTES"])
 
 
 class PackError(ApiError):
@@ -121,12 +133,8 @@ def notebook_scope(space: MemorySpace) -> tuple[bool, Workspace | None]:
 
 
 def read(data: bytes) -> tuple[dict, dict[str, object]]:
-    """(manifest, files) after checking the schema and every checksum."""
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-            blobs = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise PackError(f"not a pack archive: {exc}") from exc
+    """(manifest, files) after checking the size, the schema, every checksum and every row."""
+    blobs = _members(data)
     if "manifest.json" not in blobs:
         raise PackError("the pack has no manifest.json")
     manifest = _json(blobs.pop("manifest.json"), "manifest.json")
@@ -148,6 +156,40 @@ def read(data: bytes) -> tuple[dict, dict[str, object]]:
     return manifest, files
 
 
+def check_size(size: int) -> None:
+    """Refuse a pack file over max_bytes() before reading it (an upload's size is known first)."""
+    if size > max_bytes():
+        raise PackError(f"the pack is {size / 2**20:.0f} MiB, over this hub's {max_bytes() // 2**20} MiB limit for "
+                        "packs (MEMORYHUB_PACK_MAX_BYTES)")
+
+
+def _members(data: bytes) -> dict[str, bytes]:
+    """The archive's files, refused as soon as what they unpack to would pass max_bytes(): each member's size is
+    checked from its header before a byte of it is inflated, and again while it is read (headers can lie)."""
+    check_size(len(data))
+    cap = max_bytes()
+    blobs: dict[str, bytes] = {}
+    total = 0
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            for member in tar:
+                if not member.isfile():
+                    continue
+                if member.name not in ("manifest.json", *LISTS, *OPTIONAL) or member.name in blobs:
+                    raise PackError(f"the pack holds a file no pack has: {member.name[:100]!r}")
+                total += member.size
+                if total > cap:
+                    raise PackError(f"the pack unpacks to more than this hub's {cap // 2**20} MiB limit for packs "
+                                    f"({member.name} alone is {member.size // 2**20} MiB; MEMORYHUB_PACK_MAX_BYTES)")
+                blob = tar.extractfile(member).read(member.size + 1)
+                if len(blob) != member.size:
+                    raise PackError(f"{member.name} is not the size its header says")
+                blobs[member.name] = blob
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise PackError(f"not a pack archive: {exc}") from exc
+    return blobs
+
+
 def _json(blob: bytes, name: str):
     try:
         return jsonin.loads(blob, what=name)
@@ -167,7 +209,43 @@ def _checked_rows(name: str, data) -> list[dict]:
             raise PackError(f"{name}[{i}] has fields this hub does not know: {', '.join(sorted(unknown))}")
         if name in KEYED and not isinstance(row.get("id"), int):
             raise PackError(f"{name}[{i}] needs an integer id")
+        if name in MODELS:
+            _check_row(name, i, row)
     return data
+
+
+def _check_row(name: str, i: int, row: dict) -> None:
+    """A row's values as its model would hold them, before anything is written: the model's own field rules
+    (choices, lengths, numbers, dates, positive counters) plus the shapes of its JSON fields. A pack whose rows
+    imported with a kind or a chat of the wrong shape broke the pages that showed them later (a 500)."""
+    where = f"{name}[{i}]"
+    model = MODELS[name]
+    for key in POINTERS:
+        if row.get(key) is not None and (not isinstance(row[key], int) or isinstance(row[key], bool)):
+            raise PackError(f"{where}.{key} must be an integer id")
+    for key in STRING_LISTS.get(name, ()):
+        value = row.get(key)
+        if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise PackError(f"{where}.{key} must be a list of strings")
+    for key in OBJECTS.get(name, ()):
+        if row.get(key) is not None and not isinstance(row[key], dict):
+            raise PackError(f"{where}.{key} must be an object")
+    values = {k: v for k, v in _values(row).items() if k not in POINTERS}
+    for key, value in values.items():
+        try:
+            field = model._meta.get_field(key)
+        except FieldDoesNotExist:
+            continue
+        if isinstance(field, (models.CharField, models.TextField)) and value is not None and not isinstance(value, str):
+            raise PackError(f"{where}.{key} must be a string")
+    present = set(values)
+    others = [f.name for f in model._meta.get_fields() if getattr(f, "concrete", False) and f.name not in present]
+    try:
+        model(**values).clean_fields(exclude=others)
+    except (ValidationError, TypeError, ValueError) as exc:
+        detail = "; ".join(f"{key}: {' '.join(str(m) for m in messages)}"
+                           for key, messages in exc.message_dict.items()) if hasattr(exc, "message_dict") else str(exc)
+        raise PackError(f"{where} does not fit this hub: {detail[:300]}") from exc
 
 
 def _values(row: dict) -> dict:

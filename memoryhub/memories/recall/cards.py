@@ -6,19 +6,17 @@ import logging
 import re
 from collections.abc import Iterable
 
-from memoryhub.memories import remote
 from memoryhub.memories.recall import block
+from memoryhub.memories.recall.remote_reads import Asked, Missing, read_deadline
 from memoryhub.memories.recall.hits import Card, entry_card
 from memoryhub.memories.search import policies, ranking
 from memoryhub.memories.write import access_counts
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import AUTOMATIC_SKIP, Entry
 from memoryhub.memories.notebooks import hot
-from memoryhub.memories.text.prose import clip
 from memoryhub.memories.text.tokens import token_set
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
-from memoryhub.spaces.provider_services import provider_for, record_space_error
 from providers.base import ProviderError
 from providers.registry import get_provider_class
 
@@ -37,19 +35,24 @@ def native_relevance(query_tokens: set[str], entry: Entry, rank: float, top: flo
 
 
 def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str | None = None,
-           recallable_only: bool = False, extend: bool = True, errors: list[str] | None = None,
+           recallable_only: bool = False, extend: bool = True, errors: list[Missing] | None = None,
            policy: dict | None = None, strict: bool = False, skip_tags: Iterable[str] = ()) -> list[Card]:
     """Cards from every space, best first, each with a relevance tier.
 
     When the spaces span several providers (whose scores mean different things), the recall
     policy (space_settings: strict-v1 by default) fetches extra candidates and filters by tier.
-    Provider failures are collected in `errors`, never raised, unless `strict` and every space
-    failed: an explicit search then deserves a clear error (502/504) rather than silence.
+    Third-party spaces are asked at once, before the native search runs, under one deadline for the
+    call (remote_reads.py); the ones that failed or were late go into `errors` (remote_reads.Missing),
+    never raised, unless `strict` and every space failed: an explicit search then deserves a clear
+    error (502/504) rather than silence.
     """
     failures: list[ProviderError] = []
     config = policy or space_settings.defaults()
     mixed = len({s.provider for s in spaces}) > 1
     wanted = policies.candidate_limit(limit, config["recallMultiplier"]) if mixed else limit
+    remote_spaces = [s for s in spaces if not s.is_native]
+    asked = Asked(remote_spaces, query, wanted, deadline=read_deadline() if len(spaces) > 1 else None) \
+        if remote_spaces else None
     cards: list[Card] = []
     native = [s for s in spaces if s.is_native]
     if native:
@@ -66,9 +69,8 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
                                   by_id[entry.space_id])
                 card.via = h.via
                 cards.append(card)
-    for space in spaces:
-        if not space.is_native:
-            cards += remote_cards(space, query, wanted, origin, errors, failures, skip_tags)
+    if asked is not None:
+        cards += asked.cards(origin, skip_tags, errors, failures)
     if strict and failures and len(failures) == len(spaces):
         raise failures[0]
     for card in cards:
@@ -80,23 +82,10 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
 
 
 def remote_cards(space: MemorySpace, query: str, limit: int, origin: str | None,
-                 errors: list[str] | None, failures: list[ProviderError] | None = None,
+                 errors: list[Missing] | None, failures: list[ProviderError] | None = None,
                  skip_tags: Iterable[str] = ()) -> list[Card]:
-    try:
-        records = provider_for(space).search(query, limit=limit)
-    except ProviderError as exc:
-        log.warning("search in %s failed: %s", space.slug, exc.message)
-        record_space_error(space, exc)
-        if errors is not None:
-            errors.append(f"{space.slug}: {exc.message}")
-        if failures is not None:
-            failures.append(exc)
-        return []
-    written_by = remote.origins(space, [r.id for r in records])  # the engines keep no origin; the hub does
-    return [Card(f"{space.slug}:{r.id}", space.slug, space.provider, clip(r.summary, 240),
-                 r.category, r.at, r.score, written_by[str(r.id)])
-            for r in records
-            if (not origin or written_by[str(r.id)] == origin) and not set(skip_tags) & set(r.tags)]
+    """One third-party space's cards, waiting for its provider's own timeout (a read of that space alone)."""
+    return Asked([space], query, limit, deadline=None).cards(origin, skip_tags, errors, failures)
 
 
 REFERENCE = re.compile(
@@ -132,36 +121,39 @@ def note_recall(cards: list[Card], query: str, actor: str) -> None:
 
 def inject(spaces: list[MemorySpace], query: str, *, origin: str | None, session_id: str = "",
            max_chars: int | None = None, home: MemorySpace | None = None,
-           skip_tags: Iterable[str] = AUTOMATIC_SKIP) -> tuple[block.Context, list[Card]]:
+           skip_tags: Iterable[str] = AUTOMATIC_SKIP,
+           missing: list[Missing] | None = None) -> tuple[block.Context, list[Card]]:
     """Exactly what /api/v1/context injects (the dashboard's recall preview calls this too): the block
     (block.py) and the cards it shows, which the caller counts as recalled.
 
     Spaces whose `inject` setting is off are left out; the budget and card count default to the
     home space's settings (the space writes go to), else the global defaults. The block chooses
     among CANDIDATES_PER_CARD search hits per card it may show. Test and archived entries stay out
-    unless `skip_tags` (the agent's skipTags) leaves them in.
+    unless `skip_tags` (the agent's skipTags) leaves them in. Third-party spaces that failed or were late
+    are added to `missing`.
     """
     config = space_settings.effective(home)
     budget = config["maxInjectChars"] if max_chars is None else max_chars
     injected = [s for s in spaces if space_settings.effective(s)["inject"]]
     query = expand_references(query, injected, session_id, origin)
     cards = (search(injected, query, limit=config["maxRecall"] * CANDIDATES_PER_CARD, origin=origin,
-                    skip_tags=skip_tags) if query.strip() and injected else [])
+                    skip_tags=skip_tags, errors=missing) if query.strip() and injected else [])
     ctx = block.build(injected, cards, query, max_chars=budget, origin=origin, max_cards=config["maxRecall"])
     return ctx, [c for c in cards if c.id in ctx.why]
 
 
 def context_block(books: list[dict], spaces: list[MemorySpace], query: str, *, origin: str | None,
                   session_id: str = "", max_chars: int | None = None, home: MemorySpace | None = None,
-                  skip_tags: Iterable[str] = AUTOMATIC_SKIP) -> tuple[block.Context, list[Card]]:
+                  skip_tags: Iterable[str] = AUTOMATIC_SKIP,
+                  missing: list[Missing] | None = None) -> tuple[block.Context, list[Card]]:
     """The whole of what /api/v1/context answers, and what the dashboard's recall preview shows: the pinned
     notebooks first (`books`, as notebooks.hot.freeze or .current give them), counted against the budget, then
-    the block (`inject`) within what they leave."""
+    the block (`inject`) within what they leave; `missing` gets the third-party spaces it had to do without."""
     budget = space_settings.effective(home)["maxInjectChars"] if max_chars is None else max_chars
     pinned, pinned_items = hot.render_snapshot(books, budget)
     rest = max(0, budget - len(pinned) - (1 if pinned else 0))
     ctx, cards = inject(spaces, query, origin=origin, session_id=session_id, max_chars=rest, home=home,
-                        skip_tags=skip_tags)
+                        skip_tags=skip_tags, missing=missing)
     ctx.text = "\n".join(t for t in (pinned, ctx.text) if t)
     ctx.items = pinned_items + ctx.items
     ctx.why.update({item["id"]: {"code": "notebook", "entries": item["entries"], "shown": item["shown"]}

@@ -61,14 +61,15 @@ def write_many(drafts: list[tuple[MemorySpace, Draft]], *, actor: str = "") -> l
 
     The pure work (redaction, entities, index tokens, fact claims) runs before the lock; a space's
     subscribers hear one `entries_changed` for all its new entries, so the worker enriches them in one pass.
+    Drafts for third-party spaces are sent at once, under one deadline, before that (remote.write_all).
     """
     results: list[Written | Exception | None] = [None] * len(drafts)
-    ready = []
+    ready, remote = [], []
     for n, (space, draft) in enumerate(drafts):
         try:
             draft, redactions = _redacted(draft)
             if not space.is_native:
-                results[n] = remote_writes.write(space, draft, redactions)
+                remote.append((n, (space, draft, redactions)))  # sent at once, below, under one deadline
                 continue
             said = draft.user or draft.body
             claims = facts.extract(said) if draft.kind in (Kind.TURN, Kind.NOTE) else []
@@ -79,6 +80,9 @@ def write_many(drafts: list[tuple[MemorySpace, Draft]], *, actor: str = "") -> l
             ready.append((n, entry, search.document_tokens(entry), claims))
         except Exception as exc:  # noqa: BLE001 — the draft's own failure, answered in its place
             results[n] = exc
+    if remote:
+        for (n, _item), result in zip(remote, remote_writes.write_all([item for _n, item in remote])):
+            results[n] = result
     if ready:
         new: dict[int, tuple[MemorySpace, list[int]]] = {}  # space id -> (space, ids of its new entries)
         with sql.one_writer(), transaction.atomic():

@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
-FAULTS = ("slow", "error500", "malformed", "huge", "disconnect", "wrongtypes", "missingfields")
+FAULTS = ("slow", "error500", "malformed", "huge", "disconnect", "wrongtypes", "missingfields", "redirect")
 
 
 @dataclass
@@ -162,6 +162,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         elif fault == "error500":
             return self._send(500, fake.error_body(500, "Internal Server Error"))
+        elif fault == "redirect":  # a login page or an http -> https hop in front of the API; its target says 200
+            self.send_response(302)
+            self.send_header("Location", "/login")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         elif fault == "malformed":
             return self._send_raw(200, b'{"results": [{"id": "1", "mem')
         elif fault == "huge":

@@ -33,6 +33,7 @@ class Mem0Fake(FakeServer):
         ("POST", r"/search", "search"),
         ("GET", r"/memories/" + MEM, "get_one"),
         ("DELETE", r"/memories/" + MEM, "delete_one"),
+        ("GET", r"/openapi\.json", "openapi"),
     )
 
     def __init__(self) -> None:
@@ -44,6 +45,8 @@ class Mem0Fake(FakeServer):
         super().__init__()
 
     def authorized(self, req: Req) -> bool:
+        if req.path == "/openapi.json":  # FastAPI serves its description to anyone
+            return True
         if req.path.startswith(("/v1/", "/v3/")):
             return req.headers.get("authorization") == f"Token {self.api_key}"
         return req.headers.get("x-api-key") == self.api_key
@@ -80,6 +83,10 @@ class Mem0Fake(FakeServer):
         if not user:
             raise Reply(400, "filters must contain at least one of user_id, agent_id, app_id, run_id")
         return user
+
+    def openapi(self, req: Req):
+        """The self-hosted server is a FastAPI app titled "Mem0 REST APIs" (mem0ai/mem0 server/main.py)."""
+        return 200, {"openapi": "3.1.0", "info": {"title": "Mem0 REST APIs", "version": "1.0.0"}, "paths": {}}
 
     def ping(self, req: Req):
         return 200, {"status": "ok", "org_id": "org-1", "project_id": "proj-1", "user_email": "dev@example.org"}

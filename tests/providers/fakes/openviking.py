@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-FAULTS = ("slow", "error500", "malformed", "huge", "disconnect")
+FAULTS = ("slow", "error500", "malformed", "huge", "disconnect", "redirect")
 TRAILER = '\n\n<!-- MEMORY_FIELDS\n{\n  "version": 1\n}\n-->'
 
 
@@ -88,6 +88,12 @@ class LoopbackServer:
             return
         if fault == "slow":
             time.sleep(self.slow_seconds)
+        if fault == "redirect":  # a login page in front of the API
+            handler.send_response(302)
+            handler.send_header("Location", "/login")
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
         if fault == "error500":
             status, payload = 500, {"status": "error", "error": {"code": "INTERNAL", "message": "injected"}}
         elif fault == "malformed":
