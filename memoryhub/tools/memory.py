@@ -118,9 +118,7 @@ def memory_recall(call: Call, session_id: str, args: dict) -> dict:
     try:
         record = remote.get(space, provider, remote_id)
     except ProviderError as exc:
-        if exc.permanent:
-            raise ApiError("not_found", f"no memory {record_id!r}: {exc.message}", "id") from exc
-        raise
+        raise remote.not_found_or(exc, record_id) from exc
     related = [f"{space.slug}:{i}" for i in record.extra.get("also", [])]
     return {"id": record_id, "space": space.slug, "title": record.title, "body": record.text,
             "category": record.category, "at": record.at, "tags": record.tags, "related": related, "expanded": []}
@@ -146,8 +144,11 @@ def memory_forget(call: Call, session_id: str, args: dict) -> dict:
     provider = provider_for(space)
     if not provider.capabilities.forget:
         raise ApiError("unsupported", f"{provider.label} cannot forget memories", "id")
-    for one in remote.record_ids(space, provider, remote_id):
-        provider.forget(one)
+    try:
+        for one in remote.record_ids(space, provider, remote_id):
+            provider.forget(one)
+    except ProviderError as exc:
+        raise remote.not_found_or(exc, record_id) from exc
     return {"id": record_id, "status": "forgotten"}
 
 

@@ -115,13 +115,13 @@ class HolographicProvider(Provider):
     def get(self, record_id: str) -> Record:
         fact = self.store.read()["facts"].get(str(record_id))
         if fact is None:
-            raise ProviderError(f"fact {record_id} does not exist")
+            raise ProviderError(f"fact {record_id} does not exist", status=404)
         return self._record(fact)
 
     def forget(self, record_id: str) -> None:
         with self.store.change() as data:
             if data["facts"].pop(str(record_id), None) is None:
-                raise ProviderError(f"fact {record_id} does not exist")
+                raise ProviderError(f"fact {record_id} does not exist", status=404)
 
     def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
         """Score = relevance (0.6 query coverage + 0.4 Jaccard, entity names count) × trust; below minTrust is dropped."""
