@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from memoryhub.access.call import Call
 from memoryhub.agents import sessions
@@ -27,6 +29,7 @@ from memoryhub.vault.models import AccessRequest, Grant
 from providers.registry import get_provider_class
 
 VAULT = MemorySpace.Access.VAULT
+REQUEST_WINDOW = timedelta(hours=24)  # VAULT_REQUESTS_PER_TOKEN counts the requests of this window
 
 
 # --- spaces -------------------------------------------------------------------------------
@@ -296,7 +299,8 @@ def own_requests(call: Call, session_id: str) -> QuerySet[AccessRequest]:
 
 
 def may_file_request(call: Call, session_id: str) -> None:
-    """A session files at most VAULT_REQUESTS_PER_SESSION requests: each one asks a person for attention.
+    """Each request asks a person for attention: a session files at most VAULT_REQUESTS_PER_SESSION, a token at
+    most VAULT_REQUESTS_PER_TOKEN in a day whatever its sessions (new session ids must not reset the count).
 
     An ended session files none: its request could never be read (a grant dies with its session)."""
     if sessions.is_over(call.token.pk, session_id):
@@ -306,6 +310,15 @@ def may_file_request(call: Call, session_id: str) -> None:
     if own_requests(call, session_id).count() >= limit:
         raise ApiError("rate_limited", f"this session already filed {limit} vault requests; wait for a person's "
                                        "decision (memory_status) or start a new session")
+    per_token = settings.MEMORYHUB["VAULT_REQUESTS_PER_TOKEN"]
+    since = timezone.now() - REQUEST_WINDOW
+    recent = AccessRequest.objects.filter(token=call.token, created_at__gte=since).order_by("created_at")
+    filed = recent.count()
+    if filed >= per_token:
+        frees_a_place = recent.values_list("created_at", flat=True)[filed - per_token] + REQUEST_WINDOW
+        wait = max(1, int((frees_a_place - timezone.now()).total_seconds()) + 1)
+        raise ApiError("rate_limited", f"this token filed {per_token} vault requests in the last 24 hours; "
+                                       "each waits for a person", headers={"Retry-After": str(wait)})
 
 
 def own_live_grants(call: Call, session_id: str) -> QuerySet[Grant]:

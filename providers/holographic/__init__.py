@@ -94,7 +94,10 @@ class HolographicProvider(Provider):
 
     def remember(self, text: str, *, title: str = "", category: str = "general",
                  tags: list[str] | None = None, at: str = "", **extra: Any) -> Receipt:
-        """Store one exact fact; the same content again returns the existing fact."""
+        """Store one exact fact; the same content again returns the existing fact.
+
+        A copy rewrites the file like a new fact does: the time a write takes says nothing of what the store
+        holds (a vault's writes must not confirm guesses of its text)."""
         content = text.strip()
         if not content:
             return Receipt("failed", error="refusing to store an empty fact")

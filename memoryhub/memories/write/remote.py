@@ -47,5 +47,5 @@ def write(space: MemorySpace, draft: Draft, redactions: int) -> Written:
         outcome = "was refused" if failed else "has an unknown outcome (kept as pending check)"
         raise ProviderError(f"the write to {space.slug} {outcome}: {receipt.error or 'no detail'}",
                             timeout="timed out" in receipt.error, uri=receipt.uri)
-    return Written(space, receipt=receipt, redactions=redactions)
+    return Written(space, receipt=receipt, redactions=redactions, remote_write=local.pk)
 
