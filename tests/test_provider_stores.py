@@ -130,3 +130,91 @@ def test_a_remote_vault_with_an_open_spaces_identity_is_refused(api):
         assert provider_for(MemorySpace.objects.get(slug="sm-open")).search("vault secret") == []
     finally:
         fake.stop()
+
+
+# --- the stores spaces shared before #31 -----------------------------------------------------------------
+
+def legacy_fact(fid: int, text: str) -> dict:
+    return {"id": str(fid), "content": text, "title": "", "category": "general", "tags": [], "trust": 0.5, "at": "",
+            "created_at": "2026-01-01T00:00:00+00:00", "updated_at": "2026-01-01T00:00:00+00:00", "entities": []}
+
+
+def test_shared_stores_are_split_per_space_without_losing_or_duplicating_a_record(api, settings, tmp_path):
+    import json
+
+    from django.apps import apps
+
+    from memoryhub.memories.maintenance.store_split import split_shared_stores
+    from memoryhub.memories.models import RemoteRecord, RemoteWrite
+
+    a, b, v = space("a"), space("b"), space("v", access="vault")
+    project = tmp_path / "project"
+    project.mkdir()
+    w = space("w", workspace=Workspace.objects.create(slug="project-1", name="project", path=str(project)))
+    texts = {1: "alpha's kettle", 2: "bravo's teapot", 3: "the vault's diary line", 4: "written around the hub",
+             5: "said in both alpha and bravo"}
+    shared = settings.DATA_DIR / "providers" / "global" / "holographic.json"
+    shared.parent.mkdir(parents=True)
+    shared.write_text(json.dumps({"format": "memoryhub.holographic", "version": 1, "next_id": 6,
+                                  "facts": {str(i): legacy_fact(i, t) for i, t in texts.items()}}))
+    beside = project / ".memoryhub" / "holographic.json"
+    beside.parent.mkdir()
+    beside.write_text(json.dumps({"format": "memoryhub.holographic", "version": 1, "next_id": 2,
+                                  "facts": {"1": legacy_fact(1, "the project's own fact")}}))
+    for owner, fid in ((a, 1), (a, 5), (v, 3), (w, 1)):
+        RemoteRecord.objects.create(space=owner, record_id=str(fid), origin="local")
+    for owner, fid in ((b, 2), (b, 5)):
+        RemoteWrite.objects.create(space=owner, state="committed", provider_id=str(fid), body=texts[fid])
+
+    assert split_shared_stores(apps, settings.DATA_DIR)["holographic"] == 7  # 5 facts, one claimed twice, + w's
+
+    def held(slug):
+        return {fid: f["content"] for fid, f in provider_for(MemorySpace.objects.get(slug=slug)).store.read()["facts"]
+                .items()}
+
+    assert held("a") == {"1": texts[1], "4": texts[4], "5": texts[5]}  # the oldest open space takes unclaimed ones
+    assert held("b") == {"2": texts[2], "5": texts[5]}
+    assert held("v") == {"3": texts[3]}
+    assert held("w") == {"1": "the project's own fact"}
+    every = [fid for slug in "abv" for fid in held(slug)]
+    assert sorted(set(every)) == sorted(str(i) for i in texts)  # nothing lost ...
+    assert len(every) == len(texts) + 1  # ... and nothing twice but what two spaces both wrote
+    assert provider_for(MemorySpace.objects.get(slug="b")).store.read()["next_id"] == 6  # ids never handed out twice
+    assert result(api.tool("memory_recall", id="a:1"))["body"] == texts[1]  # ids the hub handed out still read back
+    refused(api.tool("memory_recall", id="b:1"), 404)
+    assert result(api.tool("memory_search", query="vault diary line", space="a"))["results"] == []
+    assert not shared.exists() and shared.with_name("holographic.json.before-per-space").exists()
+    assert not beside.exists() and files_under(project) == [".memoryhub/holographic.json.before-per-space"]
+    assert split_shared_stores(apps, settings.DATA_DIR) == {"holographic": 0, "byterover": 0}  # nothing left
+
+
+def test_a_shared_byterover_tree_is_split_by_the_files_each_space_curated(api, settings):
+    from django.apps import apps
+
+    from memoryhub.memories.maintenance.store_split import split_shared_stores
+    from memoryhub.memories.models import RemoteWrite
+
+    save_service("byterover", {"cliPath": BRV})
+    first, second = space("brv-one", "byterover"), space("brv-two", "byterover", access="vault")
+    old = settings.DATA_DIR / "providers" / "global"
+    notes = old / ".brv" / "context-tree" / "notes"
+    notes.mkdir(parents=True)
+    for name, text in (("one.md", "---\ntitle: one\n---\nthe first space uses pnpm\n"),
+                       ("two.md", "---\ntitle: two\n---\nthe vault's diary entry\n"),
+                       ("loose.md", "---\ntitle: loose\n---\ncurated around the hub\n")):
+        (notes / name).write_text(text)
+    (old / ".brv" / "config.json").write_text("{}")
+    for owner, name in ((first, "one.md"), (second, "two.md")):
+        RemoteWrite.objects.create(space=owner, state="accepted", body="x",
+                                   detail={"files": [str(notes / name)], "task": "t"})
+
+    assert split_shared_stores(apps, settings.DATA_DIR)["byterover"] == 3
+
+    def tree(slug):
+        return files_under(store_of(MemorySpace.objects.get(slug=slug)).where)
+
+    assert tree("brv-one") == [".brv/config.json", ".brv/context-tree/notes/loose.md", ".brv/context-tree/notes/one.md"]
+    assert tree("brv-two") == [".brv/config.json", ".brv/context-tree/notes/two.md"]
+    assert result(api.tool("memory_search", query="diary entry", space="brv-one"))["results"] == []
+    assert result(api.tool("memory_search", query="pnpm", space="brv-one"))["results"]
+    assert not (old / ".brv").exists() and (old / ".brv.before-per-space").is_dir()
