@@ -236,3 +236,73 @@ def test_a_provider_echoing_its_key_upper_cased_or_cut_is_masked(api, transactio
             assert not any(secret.casefold()[i:i + 8] in folded for i in range(len(secret) - 7)), text
     finally:
         fake.stop()
+
+
+# --- #31: the shapes that got through, in English and Chinese prose, and what must still come through ----------
+
+@pytest.mark.parametrize("text, secret, kind", [
+    ("my password is hunter2", "hunter2", "secret"),
+    ("the password is: Tr0ub4dor&3, keep it", "Tr0ub4dor&3", "secret"),
+    ("the password for the router is 'x7!kq'", "x7!kq", "secret"),
+    ("PGPASSWORD=s3cretPg psql -h db", "s3cretPg", "secret"),
+    ("DB_PASS=Sup3rS3cret!", "Sup3rS3cret!", "secret"),
+    ("pw=letmein99", "letmein99", "secret"),
+    ("AccessKeySecret=AbCdEfGhIjKlMnOpQrSt", "AbCdEfGhIjKlMnOpQrSt", "secret"),
+    ("mysql -u root -pMyS3cretPw shop", "MyS3cretPw", "secret"),
+    ("card 4111 1111 1111 1111 exp 12/27", "4111 1111 1111 1111", "card_number"),
+    ("pay with 5500-0000-0000-0004", "5500-0000-0000-0004", "card_number"),
+    ("my visa is 4012888888881881", "4012888888881881", "card_number"),
+    ("银行卡号：6217 0012 3456 7890 122", "6217 0012 3456 7890 122", "card_number"),
+    ("我的银行卡号是6228480012345671，帮我记一下", "6228480012345671", "card_number"),
+    ("服务器密码 Abc12345!", "Abc12345", "secret"),
+    ("服务器密码Abc12345", "Abc12345", "secret"),
+    ("银行卡密码 583920", "583920", "secret"),
+    ("身份证号 11010519491231002X", "11010519491231002X", "id_number"),
+    ("她的身份证号码是440304199001011233", "440304199001011233", "id_number"),
+    ("Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=q8H3vN2kLm9PzX4tR7wY1bC6=",
+     "q8H3vN2kLm9PzX4tR7wY1bC6", "secret"),
+    ("https://a.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig=Abc123%2Bdef456%3D", "Abc123%2Bdef456", "signature"),
+    ("client_secret: bP88Q~rcBcYjzzOhg1Hnn76Wm3jGgakZiZ.8vMgR", "rcBcYjzzOhg1Hnn76Wm3", "azure_client_secret"),
+    ("hook https://hooks.slack.com/services/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", "bJtrpFi1fO1JMCcwLx8uZyAg",
+     "webhook"),
+    ("STRIPE_WEBHOOK_SIGNING=whsec_5f8e7d6c5b4a39281706f5e4d3c2b1a0", "5f8e7d6c5b4a39281706f5e4d3c2b1a0", "stripe_key"),
+    ("twilio SK2B7D9E1F3A5C7E9B1D3F5A7C9E1B3D5F", "2B7D9E1F3A5C7E9B1D3F5A7C9E1B3D5F", "twilio_key"),
+    ("twilio auth token 4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f", "4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f", "secret"),
+    ("bot MTA4NzY1NDMyMTA5ODc2NTQzMg.GhIjKl.aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789ab", "aBcDeFgHiJkLmNoPqRsTuVwXyZ",
+     "discord_token"),
+    ("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\nAAAAIEdQpXc9mZtR4wK\n"
+     "Private-MAC: 4f2a9c7b1e0d3a5f8c6b2e9d7a1f4c3b\nafter", "AAAAIEdQpXc9mZtR4wK", "private_key"),
+    ("Authorization: Token 3f6b1a9c2e8d4f7a0b5c6d1e2f3a4b5c", "3f6b1a9c2e8d4f7a0b5c6d1e2f3a4b5c", "auth_token"),
+    ("Cookie: sessionid=k3j4h5g6f7d8s9a0q1w2e3r4; csrftoken=Zx9Cv8", "k3j4h5g6f7d8s9a0q1w2e3r4", "cookie"),
+    ("the aws secret: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY ok", "wJalrXUtnFEMI/K7MDENG", "secret"),
+    ("my bank PIN is 4821", "4821", "pin"),
+    ("mongodb+srv://admin:p@ss@word@cluster0.mongodb.net/test", "ss@word", "url_credentials"),
+    ("这是测试环境的token: tk_live_aB9cD8eF7gH6", "aB9cD8eF7gH6", "secret"),
+])
+def test_the_shapes_issue_31_found_are_redacted(text, secret, kind):
+    result = redact(text)
+    assert secret not in result.text and result.kinds.get(kind), (result.text, result.kinds)
+    assert redact(result.text).text == result.text and redact(result.text).count == 0  # idempotent
+
+
+def test_a_url_password_holding_an_at_sign_goes_whole_and_the_host_stays():
+    assert redact("mongodb+srv://admin:p@ss@word@cluster0.example.net/db").text == \
+        "mongodb+srv://admin:[REDACTED:password]@cluster0.example.net/db"
+
+
+@pytest.mark.parametrize("text", [
+    "4111 1111 1111 1112",  # fails Luhn
+    "1234 5678 9012 3456",  # no issuer
+    "订单号202403151234567890已经发货", "timestamp 1700000000000", "电话13800138000", "我的QQ号是123456789",
+    "11010519491231002Y", "身份证号 110105194912310021",  # a wrong check character
+    "My password is too short.", "The password is wrong, try again.", "The password is required.",
+    "我忘记密码了，怎么重置？", "密码是什么来着？", "密码 reset 了吗？", "服务器密码要定期更换",
+    'password = os.environ["DB_PASSWORD"]', 'token = request.headers.get("Authorization")',
+    "def check_password(password: str) -> bool:", "api_key: Optional[str] = None", "export API_KEY=${API_KEY}",
+    "token=$(cat /run/secrets/token)", "const password = await prompt('Password: ');",
+    "commit a94a8fe5ccb19ba61c4c0873d391e987982fbbd3", "monkey=banana", "bypass=true", "Pin 4 is ground.",
+    "The cookie banner needs work.", "SharedAccessKeyName=RootManageSharedAccessKey", "版本 1.2.3.4 已发布",
+    "version = '3.11.4.2'", "mysql -u root -p shop < dump.sql",
+])
+def test_ordinary_text_near_the_new_shapes_stays_untouched(text):
+    assert redact(text).text == text
