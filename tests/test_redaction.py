@@ -306,3 +306,61 @@ def test_a_url_password_holding_an_at_sign_goes_whole_and_the_host_stays():
 ])
 def test_ordinary_text_near_the_new_shapes_stays_untouched(text):
     assert redact(text).text == text
+
+
+# --- #31: the fields that still skipped redaction ----------------------------------------------------------
+
+@pytest.mark.django_db
+def test_a_search_and_a_context_query_are_redacted_in_the_op_log_its_page_and_a_pack(api, client, staff):
+    from memoryhub.memories.maintenance import packs
+    from memoryhub.memories.models import OpLog
+    from memoryhub.spaces.models import MemorySpace
+
+    api.tool("memory_note", text="deploy notes for the staging cluster")
+    padding = "deploy " * 45  # the key straddles the op log's 300-character cut of the query
+    found = api.tool("memory_search", query=f"{padding}staging cluster {KEY}").json()["result"]["results"]
+    assert found, "the search must have hits to be logged"
+    api.post("context", {"session_id": "s1", "query": f"my key is {KEY}, deploy to the staging cluster"})
+    recalls = list(OpLog.objects.filter(operation="recall").values_list("detail", flat=True))
+    assert len(recalls) == 2 and not leaked(*recalls) and "Qw7_" not in "".join(recalls)
+    assert not leaked(client.get("/spaces/default/activity/").content.decode())
+    assert not leaked(packs.export(MemorySpace.objects.get(slug="default")))
+
+
+@pytest.mark.django_db
+def test_a_facts_subject_is_redacted_in_the_op_log(api):
+    from memoryhub.memories.models import OpLog
+
+    api.tool("memory_facts", action="assert", subject=f"db {KEY}", predicate="name", value="Alice")
+    api.tool("memory_facts", action="invalidate", subject=f"db {KEY}", predicate="name")
+    lines = list(OpLog.objects.filter(operation="fact").values_list("detail", flat=True))
+    assert len(lines) == 2 and not leaked(*lines)
+
+
+@pytest.mark.django_db
+def test_a_chats_user_id_glued_into_the_channel_is_redacted_and_still_one_id(api):
+    from memoryhub.memories.models import Entry
+
+    channel = {"platform": "qq", "chat_type": "group", "chat_id": "9001", "user_id": f"ghp_{'a1B2' * 9}"}
+    for text in ("hello group", "hello again"):
+        assert api.turn(text, "hi", channel=channel).status_code == 201
+    stored = list(Entry.objects.values_list("channel", flat=True))
+    assert all("a1B2a1B2" not in c for c in stored) and stored[0] == stored[1] and stored[0].startswith("9001#u")
+
+
+@pytest.mark.django_db
+def test_op_log_rows_and_channels_stored_before_31_are_redacted_by_the_migration(api):
+    from django.apps import apps
+
+    from memoryhub.memories.maintenance.stored_fields import redact_stored_fields
+    from memoryhub.memories.models import Entry, OpLog
+    from memoryhub.spaces.models import MemorySpace
+
+    api.tool("memory_note", text="plain note")
+    space = MemorySpace.objects.get(slug="default")
+    OpLog.objects.create(space=space, seq=99, operation="recall", detail=f"q=deploy {KEY} hits=1")
+    Entry.objects.update(channel=f"9001#ughp_{'a1B2' * 9}")
+    assert redact_stored_fields(apps) == {"oplog": 1, "channels": 1}
+    assert not leaked(*OpLog.objects.values_list("detail", flat=True))
+    assert "a1B2a1B2" not in Entry.objects.get().channel
+    assert redact_stored_fields(apps) == {"oplog": 0, "channels": 0}

@@ -175,7 +175,7 @@ def memory_profile(call: Call, session_id: str, args: dict) -> dict:
       ("action",))
 def memory_facts(call: Call, session_id: str, args: dict) -> dict:
     action = A.choice(args, "action", ("list", "assert", "invalidate"), required=True)
-    subject = A.text(args, "subject", max_len=100) or "user"
+    subject = redact(A.text(args, "subject", max_len=100)).text or "user"  # as it was stored
     if action == "list":
         found = policy.visible_facts(call, policy.fact_spaces(call, args))
         if args.get("subject"):

@@ -27,6 +27,7 @@ from django.utils import timezone
 from memoryhub.core import sql
 from memoryhub.core.redaction import opaque_id, redact
 from memoryhub.jobs import runner
+from memoryhub.memories.channels import USER_MARK
 from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.models import Edge, EntityRef, Entry, Kind, Source, is_test_tagged
 from memoryhub.memories.search import fulltext as search, vectors
@@ -148,7 +149,7 @@ def _redacted(draft: Draft) -> tuple[Draft, int]:
     user, assistant = clean(draft.user), clean(draft.assistant)
     draft = replace(draft, user=user, assistant=assistant, title=clean(draft.title), body=clean(draft.body),
                     summary=clean(draft.summary), tags=[clean(t) for t in draft.tags],
-                    related=[clean(r) for r in draft.related], channel=clean(draft.channel),
+                    related=[clean(r) for r in draft.related], channel=channel_ids(draft.channel),
                     chat={k: clean(v) for k, v in draft.chat.items()},
                     session_id=opaque_id(draft.session_id), idempotency_key=opaque_id(draft.idempotency_key))
     if draft.kind == Kind.TURN and (user or assistant):
@@ -158,6 +159,13 @@ def _redacted(draft: Draft) -> tuple[Draft, int]:
         draft.summary = clip(f"{question} → {answer}" if question and answer else question or answer, 240)
         draft.category = classify(f"{user}\n{assistant}")
     return draft, count
+
+
+def channel_ids(channel: str) -> str:
+    """A chat's ids as an entry keeps them (`group#u<user>`), each one kept as itself or, when it carries a secret,
+    as a stable digest: it still names one chat and one member. Redacting the glued string whole would miss a
+    user id that starts right after `#u` (no word boundary there)."""
+    return USER_MARK.join(opaque_id(part) for part in channel.split(USER_MARK)) if channel else channel
 
 
 def _new_entry(space: MemorySpace, draft: Draft, redactions: int) -> Entry:
@@ -355,6 +363,7 @@ def retag(space: MemorySpace, labels: Iterable[tuple[Entry, str, str, list[str]]
             is_test = is_test_tagged(tags)
             if origin != entry.origin:
                 moved.setdefault(origin, []).append(entry.pk)
+            channel = channel_ids(channel)
             Entry.objects.filter(pk=entry.pk).update(origin=origin, channel=channel, tags=tags, is_test=is_test)
             entry.origin, entry.channel, entry.tags, entry.is_test = origin, channel, tags, is_test
             if entry.deleted_at is None:
