@@ -51,23 +51,15 @@ class Store:
         return self.key[0] == "dir"
 
 
-def store_dir(space: MemorySpace) -> str | None:
-    """The directory of a local provider's store for this space (None for the native or a remote provider)."""
-    store = store_of(space, with_sharing=False)
-    return store.where if store and store.local else None
-
-
-def store_of(space: MemorySpace, *, with_sharing: bool = True) -> Store | None:
+def store_of(space: MemorySpace) -> Store | None:
     """The space's store and the other spaces that share it (None for the native store); the dashboard shows it."""
     if space.is_native:
         return None
     cls = get_provider_class(space.provider)
     service = service_config(space.provider)
     store = _store(cls, space, service)
-    if with_sharing:
-        others = MemorySpace.objects.filter(provider=space.provider).exclude(pk=space.pk).order_by("slug")
-        store = replace(store, shared_with=tuple(o.slug for o in others if _store(cls, o, service).key == store.key))
-    return store
+    others = MemorySpace.objects.filter(provider=space.provider).exclude(pk=space.pk).order_by("slug")
+    return replace(store, shared_with=tuple(o.slug for o in others if _store(cls, o, service).key == store.key))
 
 
 def _store(cls: type[Provider], space: MemorySpace, service: dict) -> Store:
