@@ -79,7 +79,8 @@ def run() -> dict:
 def report(results: dict, verbose: bool = False) -> str:
     lines = [f"redaction: secrets and ordinary text (English, Chinese, code); the table before #31 and today's. "
              f"Corpus: {len(SECRETS)} secrets, {len(ORDINARY)} ordinary texts; held out (written after the table "
-             f"changed, never used to change it): {len(HELD_OUT_SECRETS)} and {len(HELD_OUT_ORDINARY)}"]
+             f"changed; its first run caught 28/30 with 3 false positives, three fixes followed): "
+             f"{len(HELD_OUT_SECRETS)} and {len(HELD_OUT_ORDINARY)}"]
     for name in ("before", "after", "held-out before", "held-out after"):
         r = results[name]
         secrets, ordinary = r["size"]

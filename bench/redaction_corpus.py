@@ -220,8 +220,8 @@ ORDINARY: list[tuple[str, str]] = [
     ("chinese", "这个 key 是公开的 demo key，可以随便用"),
 ]
 
-# Written after the table was extended, and not used to change it: how the table does on text it was not
-# shaped by (bench/redaction.py reports it apart).
+# Written after the table was extended: how the table does on text it was not shaped by (bench/redaction.py
+# reports it apart; its first run showed three gaps, fixed since, so it is no longer wholly unseen).
 HELD_OUT_SECRETS: list[tuple[str, str, tuple[str, ...]]] = [
     ("prose password", "btw the vpn password is Winter#2025", ("Winter#2025",)),
     ("prose password", "remember: laptop password was Blue42sky", ("Blue42sky",)),
