@@ -6,7 +6,7 @@ from bench.setup import django_on_temp_data
 
 django_on_temp_data()
 
-from bench import facts, ingest, locomo, scale  # noqa: E402
+from bench import facts, ingest, locomo, redaction, scale  # noqa: E402
 
 
 def speed_ms() -> float:
@@ -18,6 +18,7 @@ def speed_ms() -> float:
 
 print(f"machine: {platform.machine()}, {__import__('os').cpu_count()} cores, Python {platform.python_version()}; "
       f"speed now: sum(range(10**6)) takes {speed_ms():.1f} ms (on a shared machine it drifts: compare runs by it)")
+print(redaction.report(redaction.run()), flush=True)
 print(locomo.report(locomo.run()), flush=True)
 print(facts.report(facts.run()), flush=True)
 print(scale.report(scale.run()), flush=True)

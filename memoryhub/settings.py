@@ -295,6 +295,8 @@ MEMORYHUB = {
     "RATE_LIMIT_PER_MINUTE": envint("MEMORYHUB_RATE_LIMIT_PER_MINUTE", 600),
     # Vault requests one agent session may file (each asks a person for attention; #21).
     "VAULT_REQUESTS_PER_SESSION": envint("MEMORYHUB_VAULT_REQUESTS_PER_SESSION", 20),
+    # ... and one token in 24 hours, whatever its sessions (a new session id must not reset the count; #31).
+    "VAULT_REQUESTS_PER_TOKEN": envint("MEMORYHUB_VAULT_REQUESTS_PER_TOKEN", 50),
     # Seconds a web process trusts its copy of a token: a revoke or pause reaches every process within it.
     "TOKEN_CACHE_SECONDS": envfloat("MEMORYHUB_TOKEN_CACHE_SECONDS", 5.0),
     "JOB_RETENTION_DAYS": envint("MEMORYHUB_JOB_RETENTION_DAYS", 30),

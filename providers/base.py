@@ -7,6 +7,7 @@ only calls, shows or offers what the declaration claims.
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
@@ -165,6 +166,14 @@ class Provider:
     verifies_writes: ClassVar[bool] = False  # verify() turns pending_verification into a final state
     has_trust: ClassVar[bool] = False  # feedback() moves a per-memory trust score that filters recall
     write_seconds: ClassVar[float | None] = None  # a write may take this long (None: the hub's write deadline)
+    # A local provider keeps one store per space on this machine; the hub picks its directory and hands it over as
+    # config["_store_dir"]: the space's `store_dir_field` if it names one, else a folder for the space under the
+    # service's `store_root_field` (or the hub's data directory).
+    store_root_field: ClassVar[str] = ""
+    store_dir_field: ClassVar[str] = ""
+    # A remote provider's records are reached by these service and space fields (Mem0's userId, Hindsight's
+    # bankId): two spaces with the same values share the engine's records.
+    identity_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
         self.config = dict(config or {})
@@ -173,6 +182,11 @@ class Provider:
     @classmethod
     def secret_keys(cls) -> set[str]:
         return {f.key for f in cls.service_fields + cls.space_fields if f.secret}
+
+    @classmethod
+    def store_root(cls, value: str) -> str:
+        """The folder a `store_root_field` value names."""
+        return os.path.abspath(os.path.expanduser(value))
 
     @classmethod
     def is_configured(cls, service_config: dict[str, Any]) -> bool:

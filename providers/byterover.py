@@ -1,7 +1,9 @@
 """ByteRover adapter: the `brv` CLI's status, query and curate only (no browse, no delete exist to offer).
 
 Each call is one subprocess with an argument list (never a shell), a timeout that kills the whole
-process group, a cap on captured output and a minimal environment, in the space's working directory.
+process group, a cap on captured output and a minimal environment, in the space's working directory:
+the space's workingDirectory, else a folder of its own the hub made (config["_store_dir"]) under the
+service's defaultDirectory or the hub's data directory.
 Every call asks for `--format json`: brv 3.x exits 0 even when a command fails and says so only in
 its output (`"success": false`), which its text format does not mark.
 """
@@ -53,13 +55,17 @@ class ByteRoverProvider(Provider):
     service_fields = (
         Field('cliPath', gettext_noop('brv CLI path'), input='path'),
         Field('apiKey', gettext_noop('API key'), input='secret', secret=True),
-        Field('defaultDirectory', gettext_noop('Default directory (blank: follows the workspace)'), input='path'),
+        Field('defaultDirectory', gettext_noop("Folder for the spaces' knowledge trees (blank: the hub's data "
+                                               "directory); each space works in a folder of its own"), input='path'),
     )
     space_fields = (
-        Field('workingDirectory', gettext_noop('Working directory'), input='path'),
+        Field('workingDirectory', gettext_noop("Working directory (blank: a folder of the space's own); two spaces "
+                                               "naming one directory share its knowledge tree"), input='path'),
     )
+    store_root_field = "defaultDirectory"
+    store_dir_field = "workingDirectory"
     description = gettext_noop(
-        "ByteRover's local `brv` CLI and its knowledge tree beside the workspace: agentic query and "
+        "ByteRover's local `brv` CLI and a knowledge tree per space: agentic query and "
         "asynchronous curate; no browsing or deleting.")
 
     @classmethod
@@ -77,21 +83,14 @@ class ByteRoverProvider(Provider):
         return path
 
     def working_directory(self) -> str:
-        """workingDirectory (space) > defaultDirectory (service) > the hub's workspace directory."""
-        own = str(self.config.get("workingDirectory") or "").strip()
-        override = own or str(self.config.get("defaultDirectory") or "").strip()
-        if override:
-            path = os.path.abspath(os.path.expanduser(override))
-            if not os.path.isdir(path):
-                if own:
-                    raise SpaceConfigError(f"ByteRover working directory {path} does not exist", key="workingDirectory")
-                raise ProviderError(f"ByteRover directory {path} does not exist", permanent=True)
-            return path
-        workspace = str(self.config.get("_workspace_dir") or "").strip()
-        if not workspace:
-            raise ProviderError("ByteRover needs a workingDirectory or a workspace directory", permanent=True)
-        os.makedirs(workspace, exist_ok=True)
-        return os.path.abspath(workspace)
+        """The space's store directory as the hub chose it (it made its own folders; a named one must exist)."""
+        path = str(self.config.get("_store_dir") or "").strip()
+        if not path:
+            raise ProviderError("ByteRover works in one directory per space: it needs the space's directory",
+                                permanent=True)
+        if not os.path.isdir(path):  # a directory the space named and someone removed since: the space's problem
+            raise SpaceConfigError(f"ByteRover directory {path} does not exist", key="workingDirectory")
+        return path
 
     def _env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k in PASSED_ENV or k.startswith("BRV_")}
@@ -179,11 +178,12 @@ class ByteRoverProvider(Provider):
                 "directory": self.working_directory()}
 
     def check(self) -> dict[str, Any]:
-        """Service only: `brv status` in the default directory, or just the CLI's version when none is set."""
-        if str(self.config.get("defaultDirectory") or "").strip():
-            return self.status()
+        """Service only: the CLI's version (in a scratch directory), and the defaultDirectory folder, if set."""
+        root = str(self.config.get("defaultDirectory") or "").strip()
+        if root and not os.path.isdir(self.store_root(root)):
+            raise ProviderError(f"ByteRover folder {self.store_root(root)} does not exist", permanent=True)
         with tempfile.TemporaryDirectory(prefix="brv-check-") as scratch:
-            self.config["_workspace_dir"] = scratch
+            self.config["_store_dir"] = scratch
             code, out, err, _ = self._run(["--version"], self._timeout())
         if code != 0:
             raise ProviderError(f"brv --version exited {code}: {(err or out)[:300]}")

@@ -37,6 +37,7 @@ class HindsightProvider(HttpProvider):
         Field('bankId', gettext_noop('Bank id'), required=True),
         Field('budget', gettext_noop('Recall budget'), input='select', default='mid', options=BUDGETS),
     )
+    identity_fields = ("endpoint", "bankId")
     description = gettext_noop(
         "Hindsight memory bank: asynchronous retain, hybrid recall, the provider's own knowledge graph "
         "and entity catalogue; forgetting invalidates (soft delete).")

@@ -32,6 +32,7 @@ class HonchoProvider(HttpProvider):
         Field("agentId", gettext_noop("Agent peer id"),
               help=gettext_noop("The observing peer; empty means the user peer observes itself.")),
     )
+    identity_fields = ("endpoint", "workspace", "userId", "agentId")
     description = gettext_noop("Exact peer conclusions in a Honcho v3 workspace, hard-deleted on forget.")
 
     def __init__(self, config: dict[str, Any] | None = None, space: Any = None):

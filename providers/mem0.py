@@ -38,6 +38,7 @@ class Mem0Provider(HttpProvider):
         Field("rerank", gettext_noop("Rerank"), input="boolean", default=False,
               help=gettext_noop("Ask the Platform to rerank search results.")),
     )
+    identity_fields = ("endpoint", "mode", "userId")  # reads are scoped by user_id alone
     description = gettext_noop("Mem0 memories extracted asynchronously from what the hub writes; hard delete.")
 
     @property

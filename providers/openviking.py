@@ -86,6 +86,7 @@ class OpenVikingProvider(HttpProvider):
         Field('user', gettext_noop('User')),
         Field('actorPeerId', gettext_noop('Actor peer id')),
     )
+    identity_fields = ("endpoint", "account", "targetUri", "user", "discoveryUser", "apiKey")  # blank users: the key's
     description = gettext_noop(
         "Existing OpenViking server: verified exact Markdown memories under one user's viking:// root; "
         "full-text recall and browse; hard delete of that user's own files only.")

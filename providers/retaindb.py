@@ -37,6 +37,7 @@ class RetainDBProvider(HttpProvider):
         Field("userId", gettext_noop("User id"), default="default",
               help=gettext_noop("Memories are scoped to this user inside the project.")),
     )
+    identity_fields = ("endpoint", "project", "userId")
     description = gettext_noop("Exact RetainDB memories in one project and user; hard delete.")
 
     def auth_headers(self) -> dict[str, str]:

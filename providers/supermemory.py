@@ -36,6 +36,7 @@ class SupermemoryProvider(HttpProvider):
               help=gettext_noop(
                   "hybrid searches memories and document chunks; memories or documents search only one.")),
     )
+    identity_fields = ("endpoint", "containerTag")
     description = gettext_noop("Supermemory documents in one container tag, extracted into memories in the background.")
 
     def auth_headers(self) -> dict[str, str]:

@@ -248,7 +248,7 @@ def build(tmp_path, django_user_model) -> dict[str, Any]:
                                                 body="zebulon third pending").pk
     vault_entries = world["entries"]["vault"]
     world["requests"] = {name: grants.file_request(agent, f"ask-{name}", {"query": "zebulon"}, [spaces["vault"]],
-                                                   vault_entries, len(vault_entries)).pk
+                                                   vault_entries).pk
                          for name in ("approve", "deny", "granted")}
     grants.approve(AccessRequest.objects.get(pk=world["requests"]["granted"]), None, staff)
     world["jobs"] = {"failed": Job.objects.create(kind="selftest", status=Job.Status.FAILED, error="boom",

@@ -158,7 +158,7 @@ def test_token_vault_and_inactive_rules_hold_for_both_ends(api, api_factory):
     hidden = save(api, "Secret", "The lighthouse key", space="diary")
     hidden_too = save(api, "Secret 2", "The lighthouse door", space="diary")
     limited = api_factory(name="limited", spaces=[MemorySpace.objects.get(slug="other")])
-    error(limited.tool("memory_link", **{"from": a, "to": b}), 403, "forbidden", "from")
+    error(limited.tool("memory_link", **{"from": a, "to": b}), 404, "not_found", "from")  # #31: no space named
     result(limited.tool("memory_link", **{"from": c, "to": d}))
     error(api.tool("memory_link", **{"from": hidden, "to": hidden_too}), 404, "not_found", "from")
     MemorySpace.objects.filter(slug="other").update(active=False)
@@ -249,7 +249,7 @@ def test_a_qq_token_cannot_give_feedback_on_a_local_memory_but_may_on_its_own(ap
 def test_feedback_respects_the_tokens_spaces_and_inactive_spaces(api, api_factory, holo):
     kettle = result(api.tool("memory_note", text="The kettle is in the kitchen", space="holo"))["id"]
     limited = api_factory(name="limited", spaces=[MemorySpace.objects.get(slug="default")])
-    error(limited.tool("memory_feedback", id=kettle, verdict="wrong"), 403, "forbidden", "id")
+    error(limited.tool("memory_feedback", id=kettle, verdict="wrong"), 404, "not_found", "id")  # #31: no space named
     MemorySpace.objects.filter(slug="holo").update(active=False)
     error(api.tool("memory_feedback", id=kettle, verdict="wrong"), 403, "forbidden", "id")
     MemorySpace.objects.filter(slug="holo").update(active=True, access="vault")

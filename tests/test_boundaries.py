@@ -173,3 +173,73 @@ def test_a_qq_token_reaches_only_its_own_third_party_records(api, qq, holo):
     assert [r["id"] for r in found] == [own] and found[0]["origin"] == "qq"
     everything = result(api.tool("memory_search", query="salary", space="holo"))["results"]
     assert {r["id"]: r["origin"] for r in everything} == {local: "local", own: "qq"}
+
+
+# --- #31: the smaller holes --------------------------------------------------------------------
+
+def test_an_id_in_a_space_the_token_may_not_use_is_not_found_without_naming_the_space(api, api_factory):
+    result(api.post("spaces", {"slug": "acquisition-talks", "name": "M&A"}), 201)
+    result(api.post("spaces", {"slug": "ops", "name": "Ops"}), 201)
+    secret = result(api.tool("memory_note", text="the merger closes in May", space="acquisition-talks"))["id"]
+    narrow = api_factory(name="ops-only", spaces=[MemorySpace.objects.get(slug="ops")])
+    for tool in ("memory_recall", "memory_forget"):
+        answer = refused(narrow.tool(tool, id=secret), 404)
+        assert answer["code"] == "not_found" and "acquisition" not in answer["message"], answer
+    answer = refused(narrow.tool("memory_link", **{"from": secret, "to": secret}), 404)
+    assert "acquisition" not in answer["message"] and answer["field"] == "from"
+    assert Entry.objects.get(pk=secret).deleted_at is None
+
+
+def test_a_missing_holographic_id_is_not_found(api, holo):
+    for tool in ("memory_recall", "memory_forget"):
+        assert refused(api.tool(tool, id="holo:999"), 404)["code"] == "not_found"
+        assert refused(api.tool(tool, id="holo:abc"), 404)["code"] == "not_found"
+
+
+def test_a_missing_or_malformed_openviking_id_is_not_found(api, settings, tmp_path):
+    from tests.providers.fakes.openviking import FakeOpenViking
+
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "SECRETS_FILE": tmp_path / "state" / "memory-providers.json"}
+    fake = FakeOpenViking()
+    try:
+        save_service("openviking", {"endpoint": fake.url, "apiKey": "key-alice", "account": "acme",
+                                    "discoveryUser": "alice"})
+        MemorySpace.objects.create(slug="ov", name="OV", provider="openviking")
+        for record_id in ("ov:viking://user/alice/memories/entities/nothing-here.md", "ov:not a uri",
+                          "ov:viking://user/alice/memories/../../bob/memories/x.md"):
+            assert refused(api.tool("memory_recall", id=record_id), 404)["code"] == "not_found", record_id
+    finally:
+        fake.stop()
+
+
+def test_a_byterover_write_id_recalls_as_unsupported(api, settings, tmp_path):
+    import os
+
+    brv = os.path.join(os.path.dirname(__file__), "providers", "fakes", "brv")
+    settings.MEMORYHUB = {**settings.MEMORYHUB, "SECRETS_FILE": tmp_path / "state" / "memory-providers.json"}
+    save_service("byterover", {"cliPath": brv})
+    MemorySpace.objects.create(slug="brv", name="ByteRover", provider="byterover")
+    written = result(api.tool("memory_note", text="the build uses pnpm", space="brv"))["id"]
+    assert written.startswith("brv:")
+    for tool in ("memory_recall", "memory_forget"):
+        assert refused(api.tool(tool, id=written), 422)["code"] == "unsupported"
+
+
+def test_a_vault_request_after_its_session_ended_is_refused(api, vault):
+    from memoryhub.vault.models import AccessRequest
+
+    result(api.tool("memory_status"))
+    assert api.post("sessions/s1/end").status_code == 200
+    answer = refused(api.tool("memory_request", space="diary"), 403)
+    assert "ended" in answer["message"]
+    assert not AccessRequest.objects.exists()
+    result(api.tool("memory_request", session_id="s2", space="diary"))  # a new session may ask
+
+
+@pytest.mark.parametrize("scope", ["local", "all-of-them", "telegram"])
+def test_a_qq_token_asking_for_another_origins_scope_is_refused_naming_it(api, qq, scope):
+    result(api.tool("memory_note", text="local zebra notes"))
+    answer = refused(qq.tool("memory_search", query="zebra", scope=scope), 403)
+    assert answer["field"] == "scope" and repr(scope) in answer["message"], answer
+    assert result(qq.tool("memory_search", query="zebra", scope="qq"))["results"] == []
+    assert result(qq.tool("memory_search", query="zebra", scope="all"))["results"] == []

@@ -164,7 +164,7 @@ def test_mcp_vault_request_then_read_after_approval(hub):
                                                          "body": "The key is under the blue pot.", "space": "diary"}))
         assert payload(await session.call_tool("memory_search", {"query": "blue pot"})) == {"results": []}
         asked = payload(await session.call_tool("memory_request", {"query": "garden", "space": "diary"}))
-        assert asked["matched"] == 1  # the request's scope (one vault entry), never narrowed by its words
+        assert asked["matched"] == 0  # agents are told no count of what a vault holds (#31)
         early = await session.call_tool("memory_read", {"request_id": asked["request_id"]})
         assert early.is_error and payload(early)["error"]["code"] == "forbidden"
         await anyio.to_thread.run_sync(approve_all, hub, asked["request_id"])

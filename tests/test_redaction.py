@@ -236,3 +236,131 @@ def test_a_provider_echoing_its_key_upper_cased_or_cut_is_masked(api, transactio
             assert not any(secret.casefold()[i:i + 8] in folded for i in range(len(secret) - 7)), text
     finally:
         fake.stop()
+
+
+# --- #31: the shapes that got through, in English and Chinese prose, and what must still come through ----------
+
+@pytest.mark.parametrize("text, secret, kind", [
+    ("my password is hunter2", "hunter2", "secret"),
+    ("the password is: Tr0ub4dor&3, keep it", "Tr0ub4dor&3", "secret"),
+    ("the password for the router is 'x7!kq'", "x7!kq", "secret"),
+    ("PGPASSWORD=s3cretPg psql -h db", "s3cretPg", "secret"),
+    ("DB_PASS=Sup3rS3cret!", "Sup3rS3cret!", "secret"),
+    ("pw=letmein99", "letmein99", "secret"),
+    ("AccessKeySecret=AbCdEfGhIjKlMnOpQrSt", "AbCdEfGhIjKlMnOpQrSt", "secret"),
+    ("mysql -u root -pMyS3cretPw shop", "MyS3cretPw", "secret"),
+    ("card 4111 1111 1111 1111 exp 12/27", "4111 1111 1111 1111", "card_number"),
+    ("pay with 5500-0000-0000-0004", "5500-0000-0000-0004", "card_number"),
+    ("my visa is 4012888888881881", "4012888888881881", "card_number"),
+    ("银行卡号：6217 0012 3456 7890 122", "6217 0012 3456 7890 122", "card_number"),
+    ("我的银行卡号是6228480012345671，帮我记一下", "6228480012345671", "card_number"),
+    ("服务器密码 Abc12345!", "Abc12345", "secret"),
+    ("服务器密码Abc12345", "Abc12345", "secret"),
+    ("银行卡密码 583920", "583920", "secret"),
+    ("身份证号 11010519491231002X", "11010519491231002X", "id_number"),
+    ("她的身份证号码是440304199001011233", "440304199001011233", "id_number"),
+    ("Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=q8H3vN2kLm9PzX4tR7wY1bC6=",
+     "q8H3vN2kLm9PzX4tR7wY1bC6", "secret"),
+    ("https://a.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig=Abc123%2Bdef456%3D", "Abc123%2Bdef456", "signature"),
+    ("client_secret: bP88Q~rcBcYjzzOhg1Hnn76Wm3jGgakZiZ.8vMgR", "rcBcYjzzOhg1Hnn76Wm3", "azure_client_secret"),
+    ("hook https://hooks.slack.com/services/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", "bJtrpFi1fO1JMCcwLx8uZyAg",
+     "webhook"),
+    ("STRIPE_WEBHOOK_SIGNING=whsec_5f8e7d6c5b4a39281706f5e4d3c2b1a0", "5f8e7d6c5b4a39281706f5e4d3c2b1a0", "stripe_key"),
+    ("twilio SK2B7D9E1F3A5C7E9B1D3F5A7C9E1B3D5F", "2B7D9E1F3A5C7E9B1D3F5A7C9E1B3D5F", "twilio_key"),
+    ("twilio auth token 4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f", "4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f", "secret"),
+    ("bot MTA4NzY1NDMyMTA5ODc2NTQzMg.GhIjKl.aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789ab", "aBcDeFgHiJkLmNoPqRsTuVwXyZ",
+     "discord_token"),
+    ("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\nAAAAIEdQpXc9mZtR4wK\n"
+     "Private-MAC: 4f2a9c7b1e0d3a5f8c6b2e9d7a1f4c3b\nafter", "AAAAIEdQpXc9mZtR4wK", "private_key"),
+    ("Authorization: Token 3f6b1a9c2e8d4f7a0b5c6d1e2f3a4b5c", "3f6b1a9c2e8d4f7a0b5c6d1e2f3a4b5c", "auth_token"),
+    ("Cookie: sessionid=k3j4h5g6f7d8s9a0q1w2e3r4; csrftoken=Zx9Cv8", "k3j4h5g6f7d8s9a0q1w2e3r4", "cookie"),
+    ("the aws secret: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY ok", "wJalrXUtnFEMI/K7MDENG", "secret"),
+    ("my bank PIN is 4821", "4821", "pin"),
+    ("mongodb+srv://admin:p@ss@word@cluster0.mongodb.net/test", "ss@word", "url_credentials"),
+    ("这是测试环境的token: tk_live_aB9cD8eF7gH6", "aB9cD8eF7gH6", "secret"),
+])
+def test_the_shapes_issue_31_found_are_redacted(text, secret, kind):
+    result = redact(text)
+    assert secret not in result.text and result.kinds.get(kind), (result.text, result.kinds)
+    assert redact(result.text).text == result.text and redact(result.text).count == 0  # idempotent
+
+
+def test_a_url_password_holding_an_at_sign_goes_whole_and_the_host_stays():
+    assert redact("mongodb+srv://admin:p@ss@word@cluster0.example.net/db").text == \
+        "mongodb+srv://admin:[REDACTED:password]@cluster0.example.net/db"
+
+
+@pytest.mark.parametrize("text", [
+    "4111 1111 1111 1112",  # fails Luhn
+    "1234 5678 9012 3456",  # no issuer
+    "订单号202403151234567890已经发货", "timestamp 1700000000000", "电话13800138000", "我的QQ号是123456789",
+    "11010519491231002Y", "身份证号 110105194912310021",  # a wrong check character
+    "My password is too short.", "The password is wrong, try again.", "The password is required.",
+    "我忘记密码了，怎么重置？", "密码是什么来着？", "密码 reset 了吗？", "服务器密码要定期更换",
+    'password = os.environ["DB_PASSWORD"]', 'token = request.headers.get("Authorization")',
+    "def check_password(password: str) -> bool:", "api_key: Optional[str] = None", "export API_KEY=${API_KEY}",
+    "token=$(cat /run/secrets/token)", "const password = await prompt('Password: ');",
+    "commit a94a8fe5ccb19ba61c4c0873d391e987982fbbd3", "monkey=banana", "bypass=true", "Pin 4 is ground.",
+    "The cookie banner needs work.", "SharedAccessKeyName=RootManageSharedAccessKey", "版本 1.2.3.4 已发布",
+    "version = '3.11.4.2'", "mysql -u root -p shop < dump.sql",
+])
+def test_ordinary_text_near_the_new_shapes_stays_untouched(text):
+    assert redact(text).text == text
+
+
+# --- #31: the fields that still skipped redaction ----------------------------------------------------------
+
+@pytest.mark.django_db
+def test_a_search_and_a_context_query_are_redacted_in_the_op_log_its_page_and_a_pack(api, client, staff):
+    from memoryhub.memories.maintenance import packs
+    from memoryhub.memories.models import OpLog
+    from memoryhub.spaces.models import MemorySpace
+
+    api.tool("memory_note", text="deploy notes for the staging cluster")
+    padding = "deploy " * 45  # the key straddles the op log's 300-character cut of the query
+    found = api.tool("memory_search", query=f"{padding}staging cluster {KEY}").json()["result"]["results"]
+    assert found, "the search must have hits to be logged"
+    api.post("context", {"session_id": "s1", "query": f"my key is {KEY}, deploy to the staging cluster"})
+    recalls = list(OpLog.objects.filter(operation="recall").values_list("detail", flat=True))
+    assert len(recalls) == 2 and not leaked(*recalls) and "Qw7_" not in "".join(recalls)
+    assert not leaked(client.get("/spaces/default/activity/").content.decode())
+    assert not leaked(packs.export(MemorySpace.objects.get(slug="default")))
+
+
+@pytest.mark.django_db
+def test_a_facts_subject_is_redacted_in_the_op_log(api):
+    from memoryhub.memories.models import OpLog
+
+    api.tool("memory_facts", action="assert", subject=f"db {KEY}", predicate="name", value="Alice")
+    api.tool("memory_facts", action="invalidate", subject=f"db {KEY}", predicate="name")
+    lines = list(OpLog.objects.filter(operation="fact").values_list("detail", flat=True))
+    assert len(lines) == 2 and not leaked(*lines)
+
+
+@pytest.mark.django_db
+def test_a_chats_user_id_glued_into_the_channel_is_redacted_and_still_one_id(api):
+    from memoryhub.memories.models import Entry
+
+    channel = {"platform": "qq", "chat_type": "group", "chat_id": "9001", "user_id": f"ghp_{'a1B2' * 9}"}
+    for text in ("hello group", "hello again"):
+        assert api.turn(text, "hi", channel=channel).status_code == 201
+    stored = list(Entry.objects.values_list("channel", flat=True))
+    assert all("a1B2a1B2" not in c for c in stored) and stored[0] == stored[1] and stored[0].startswith("9001#u")
+
+
+@pytest.mark.django_db
+def test_op_log_rows_and_channels_stored_before_31_are_redacted_by_the_migration(api):
+    from django.apps import apps
+
+    from memoryhub.memories.maintenance.stored_fields import redact_stored_fields
+    from memoryhub.memories.models import Entry, OpLog
+    from memoryhub.spaces.models import MemorySpace
+
+    api.tool("memory_note", text="plain note")
+    space = MemorySpace.objects.get(slug="default")
+    OpLog.objects.create(space=space, seq=99, operation="recall", detail=f"q=deploy {KEY} hits=1")
+    Entry.objects.update(channel=f"9001#ughp_{'a1B2' * 9}")
+    assert redact_stored_fields(apps) == {"oplog": 1, "channels": 1}
+    assert not leaked(*OpLog.objects.values_list("detail", flat=True))
+    assert "a1B2a1B2" not in Entry.objects.get().channel
+    assert redact_stored_fields(apps) == {"oplog": 0, "channels": 0}

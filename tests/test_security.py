@@ -98,9 +98,10 @@ def test_a_non_local_origin_never_sees_local_data(api, api_factory):
     qq.turn("group chat: what's for lunch", session_id="group")
     found = qq.tool("memory_search", query="Whiskers cat PIN", session_id="group").json()["result"]["results"]
     assert all(r["origin"] == "qq" for r in found) and not any("Whiskers" in r["summary"] for r in found)
-    for scope in ("local", "all"):
-        scoped = qq.tool("memory_search", query="Whiskers", scope=scope, session_id="group").json()["result"]
-        assert scoped["results"] == []
+    scoped = qq.tool("memory_search", query="Whiskers", scope="all", session_id="group").json()["result"]
+    assert scoped["results"] == []
+    asked = qq.tool("memory_search", query="Whiskers", scope="local", session_id="group")  # refused by name (#31)
+    assert asked.status_code == 403 and "Whiskers" not in asked.content.decode()
     assert qq.tool("memory_recall", id=local_id, session_id="group").status_code == 404
     context = qq.post("context", {"session_id": "group", "query": "Whiskers cat PIN"}).json()
     assert "Whiskers" not in context["text"]

@@ -42,10 +42,9 @@ def request(api, session_id="s1", **criteria):
 
 
 def matched(answer) -> int:
-    """How many entries a request caught, as the person deciding it sees (the agent is told only its scope)."""
-    stored = AccessRequest.objects.get(pk=answer["request_id"])
-    assert answer["matched"] == stored.in_scope >= stored.matched
-    return stored.matched
+    """How many entries a request caught, as the person deciding it sees (the agent is told no count: #31)."""
+    assert answer["matched"] == 0
+    return AccessRequest.objects.get(pk=answer["request_id"]).matched
 
 
 def approve(request_id, ids, user):
@@ -111,12 +110,14 @@ def test_request_covers_only_spaces_and_origins_the_token_may_see(api_factory, d
 
 
 def test_a_request_matching_nothing_still_reaches_a_person(api, diary):
-    """Closing it at once (or counting 0) would tell the agent that nothing in the vault has those words."""
+    """Closing it at once (or a count that moved with the words) would tell the agent that nothing in the vault
+    has those words."""
     save(api, "Deployed v2", body="the boiler code is 4711")
     empty, full = request(api, query="absent"), request(api, query="4711")
-    assert empty.keys() == full.keys() and empty["matched"] == full["matched"] == 1  # the scope, not the words
+    assert empty.keys() == full.keys() and empty["matched"] == full["matched"] == 0
     assert set(AccessRequest.objects.values_list("status", flat=True)) == {"pending"}
-    assert [p["matched"] for p in result(api.tool("memory_status"))["pending"]] == [1, 1]
+    assert [p["matched"] for p in result(api.tool("memory_status"))["pending"]] == [0, 0]
+    assert sorted(AccessRequest.objects.values_list("matched", flat=True)) == [0, 1]  # what the person sees
 
 
 def test_a_session_files_a_limited_number_of_requests(api, diary, settings):
@@ -136,7 +137,7 @@ def test_status_lists_this_sessions_pending_requests_and_grants(api, diary, pers
     request(api, session_id="other")
     approve(granted["request_id"], [int(first)], person)
     status = result(api.tool("memory_status"))
-    assert status == {"pending": [{"request_id": waiting["request_id"], "matched": 2,
+    assert status == {"pending": [{"request_id": waiting["request_id"], "matched": 0,
                                    "criteria": {"query": "one", "limit": 50}}],
                       "grants": [{"request_id": granted["request_id"], "entries": 1}]}
 

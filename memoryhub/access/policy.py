@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from memoryhub.access.call import Call
 from memoryhub.agents import sessions
@@ -24,8 +26,10 @@ from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_p
 from memoryhub.spaces.workspaces import (DEFAULT_SPACE_SLUG, MayNotCreate, NotFound, default_space,
                                          resolve_workspace, workspace_space)
 from memoryhub.vault.models import AccessRequest, Grant
+from providers.registry import get_provider_class
 
 VAULT = MemorySpace.Access.VAULT
+REQUEST_WINDOW = timedelta(hours=24)  # VAULT_REQUESTS_PER_TOKEN counts the requests of this window
 
 
 # --- spaces -------------------------------------------------------------------------------
@@ -148,8 +152,12 @@ def vault_spaces(call: Call, args: dict, workspace: Workspace | None) -> list[Me
 def readable_origin(call: Call, scope: str = "all") -> str | None:
     """The one origin this call may read, or None for every origin.
 
-    A non-local token sees only its own origin whatever it asks; a local token may narrow with scope."""
+    A non-local token sees only its own origin; asking for another's is refused by name rather than quietly
+    answered with its own (the agent would take an empty answer for "nothing there"). A local token may narrow."""
     if not call.is_local:
+        if scope not in ("", "all", call.origin):
+            raise ApiError("forbidden", f"a token of origin {call.origin!r} reads only its own origin; "
+                                        f"scope {scope!r} is not open to it", "scope")
         return call.origin
     return None if scope in ("", "all") else scope
 
@@ -210,10 +218,10 @@ def shows_derived(space: MemorySpace) -> bool:
 
 # --- one object ---------------------------------------------------------------------------
 def _readable_space(call: Call, space: MemorySpace, record_id: str) -> None:
-    """The space behind one memory id: allowed and active; a vault is as if the memory did not exist."""
-    if space.is_vault:
+    """The space behind one memory id: allowed and active. A vault, or a space the token may not use, is as if
+    the memory did not exist: the answer names no space (its slug alone may say what it is about)."""
+    if space.is_vault or (call.restricted_to and space.pk not in call.restricted_to):
         raise ApiError("not_found", f"no memory {record_id!r}", "id")
-    named_space(call, space.slug, "id")
     if not space.active:
         raise ApiError("forbidden", f"space {space.slug!r} is inactive", "id")
 
@@ -221,13 +229,9 @@ def _readable_space(call: Call, space: MemorySpace, record_id: str) -> None:
 def visible_entry(call: Call, record_id: str) -> Entry:
     """A native entry this call may read: allowed, active, not vault, origin-visible; else not_found."""
     entry = Entry.objects.live().select_related("space").filter(pk=row_id(record_id)).first()
-    if entry is None or entry.space.is_vault:
+    if entry is None or (not call.is_local and entry.origin != call.origin):
         raise ApiError("not_found", f"no memory {record_id!r}", "id")
-    named_space(call, entry.space.slug, "id")
-    if not call.is_local and entry.origin != call.origin:
-        raise ApiError("not_found", f"no memory {record_id!r}", "id")
-    if not entry.space.active:
-        raise ApiError("forbidden", f"space {entry.space.slug!r} is inactive", "id")
+    _readable_space(call, entry.space, record_id)
     return entry
 
 
@@ -253,7 +257,9 @@ def remote_space(call: Call, record_id: str) -> tuple[MemorySpace, str]:
     reaches only records its origin wrote through the hub (the engines' ids are guessable: Holographic counts)."""
     slug, _, remote_id = record_id.partition(":")
     space = MemorySpace.objects.filter(slug=slug).first()
-    if space is None or not remote_id or space.is_native:
+    # An empty provider id is what a write to a provider without ids answers (ByteRover): the tool then says
+    # what the provider cannot do, instead of "no such memory".
+    if space is None or space.is_native or (not remote_id and get_provider_class(space.provider).capabilities.get):
         raise ApiError("not_found", f"no memory {record_id!r}", "id")
     _readable_space(call, space, record_id)
     if not call.is_local and remote.origins(space, [remote_id])[remote_id] != call.origin:
@@ -293,11 +299,26 @@ def own_requests(call: Call, session_id: str) -> QuerySet[AccessRequest]:
 
 
 def may_file_request(call: Call, session_id: str) -> None:
-    """A session files at most VAULT_REQUESTS_PER_SESSION requests: each one asks a person for attention."""
+    """Each request asks a person for attention: a session files at most VAULT_REQUESTS_PER_SESSION, a token at
+    most VAULT_REQUESTS_PER_TOKEN in a day whatever its sessions (new session ids must not reset the count).
+
+    An ended session files none: its request could never be read (a grant dies with its session)."""
+    if sessions.is_over(call.token.pk, session_id):
+        raise ApiError("forbidden", "this session has ended: a request filed now could never be read; "
+                                    "start a new session")
     limit = settings.MEMORYHUB["VAULT_REQUESTS_PER_SESSION"]
     if own_requests(call, session_id).count() >= limit:
         raise ApiError("rate_limited", f"this session already filed {limit} vault requests; wait for a person's "
                                        "decision (memory_status) or start a new session")
+    per_token = settings.MEMORYHUB["VAULT_REQUESTS_PER_TOKEN"]
+    since = timezone.now() - REQUEST_WINDOW
+    recent = AccessRequest.objects.filter(token=call.token, created_at__gte=since).order_by("created_at")
+    filed = recent.count()
+    if filed >= per_token:
+        frees_a_place = recent.values_list("created_at", flat=True)[filed - per_token] + REQUEST_WINDOW
+        wait = max(1, int((frees_a_place - timezone.now()).total_seconds()) + 1)
+        raise ApiError("rate_limited", f"this token filed {per_token} vault requests in the last 24 hours; "
+                                       "each waits for a person", headers={"Retry-After": str(wait)})
 
 
 def own_live_grants(call: Call, session_id: str) -> QuerySet[Grant]:

@@ -183,7 +183,7 @@ def read_turn(call: Call, body: dict, spaces: dict | None = None) -> tuple[Memor
         return space, None, {"entry": None, "facts": {"asserted": [], "invalidated": []}, "redactions": 0,
                              "skipped": f"{agent_context} turns are not archived in {space.slug}"}
     draft = gateway.Draft(kind=Kind.TURN, user=user, assistant=assistant, session_id=session_id, at=at,
-                          origin=call.origin, idempotency_key=key)
+                          origin=call.origin, idempotency_key=key, writer=str(call.token.pk))
     if chat is not None:
         draft = replace(draft, channel=chat.umo, chat=chat.as_dict(), tags=chat.tags)
     return space, draft, None

@@ -59,13 +59,15 @@ class Pending(Generic[T]):
         """Wait for every call, at most until the deadline; cancel the late ones. One outcome per call, in order."""
         remaining = None if self.until is None else max(0.0, self.until - time.monotonic())
         wait_for(self._futures, timeout=remaining)
+        for future in self._futures:  # first stop what never started: a late call cancelled below frees its
+            future.cancel()           # thread, which must not then pick up one of these
         outcomes: list[Outcome[T]] = []
         for scope, future in zip(self._scopes, self._futures):
-            if future.done() and not future.cancelled():
+            if future.cancelled():
+                outcomes.append(Outcome(NOT_STARTED))
+            elif future.done():
                 error = future.exception()
                 outcomes.append(Outcome(FAILED, error=error) if error else Outcome(DONE, value=future.result()))
-            elif future.cancel():
-                outcomes.append(Outcome(NOT_STARTED))
             else:
                 scope.cancel()
                 outcomes.append(Outcome(LATE))

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _lazy
 from memoryhub.access import people
 from memoryhub.access.people import Perm, Role
 from memoryhub.audit.models import AuditEvent, record
+from memoryhub.spaces import provider_services
 from memoryhub.spaces.models import MemorySpace
 from providers.base import Capabilities
 from providers.registry import get_provider_class
@@ -114,4 +115,4 @@ def space_context(space: MemorySpace, tab: str) -> dict:
     cls = get_provider_class(space.provider)
     tabs = [(name, f"dashboard:{TABS[name][0]}", TABS[name][1]) for name in space_tabs(space)]
     return {"space": space, "tab": tab, "tabs": tabs, "caps": cls.capabilities, "provider_label": cls.label,
-            "nav": "spaces"}
+            "nav": "spaces", "store": provider_services.store_of(space)}

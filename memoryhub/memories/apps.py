@@ -16,7 +16,7 @@ class MemoriesConfig(AppConfig):
         from memoryhub.memories.maintenance import gc
         from memoryhub.memories.notebooks import export
         from memoryhub.memories.search import fulltext, vectors
-        from memoryhub.memories.write import events
+        from memoryhub.memories.write import events, gateway
         from memoryhub.spaces.models import MemorySpace
 
         registry.job("persona_rebuild", gettext_noop("Persona rebuild"), tasks.persona_rebuild)
@@ -36,6 +36,7 @@ class MemoriesConfig(AppConfig):
         registry.task("embed_sweep", vectors.sweep)
         registry.task("recount_words", fulltext.recount_words)
         registry.task("daily_consolidation", tasks.daily_consolidation)
+        registry.task("vault_facts", gateway.vault_facts)  # a vault's facts, after the write answered
 
         # What follows a change, in this order, inside the change's transaction (write/events.py).
         events.entry_written.connect(tasks.on_entry_written, dispatch_uid="memories.tasks")  # summary, persona

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from memoryhub.agents.models import LOCAL_ORIGIN
+from memoryhub.core.errors import ApiError
+from memoryhub.core.http import without_endpoints
 from memoryhub.memories.models import RemoteRecord, RemoteWrite
 from memoryhub.spaces.models import MemorySpace
 from providers.base import Provider, ProviderError, Receipt, Record
@@ -46,6 +48,14 @@ def get(space: MemorySpace, provider: Provider, remote_id: str) -> Record:
     if len(ids) > 1:
         record.extra["also"] = ids[1:]
     return record
+
+
+def not_found_or(exc: ProviderError, record_id: str) -> Exception:
+    """What an agent is told when an engine could not find or would not read one id: `not_found` for an id it
+    refused as malformed (permanent) or answered 404 for; any other failure stays the provider's."""
+    if exc.permanent or exc.status == 404:
+        return ApiError("not_found", f"no memory {record_id!r}: {without_endpoints(exc.message)}", "id")
+    return exc
 
 
 def remember_origin(write: RemoteWrite, ids: Iterable) -> None:

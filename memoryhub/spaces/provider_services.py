@@ -1,16 +1,25 @@
-"""Provider services: a kind's saved config and secrets, and a configured adapter for a space."""
+"""Provider services: a kind's saved config and secrets, and a configured adapter for a space.
+
+A local provider (Holographic, ByteRover) keeps its data on this machine, one store per space: in the hub's
+data directory (`<data dir>/providers/<kind>/<slug>-<digest>`), or under the folder a person gave the
+service (its root field), or in the directory a space names itself (its directory field). Binding a
+workspace writes nothing into it. Two spaces share a store only when their own directory fields name one
+directory; a vault never shares. A path reached through a symbolic link is refused.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import os
-from pathlib import Path
+from dataclasses import dataclass, replace
+from datetime import datetime
 
 from django.conf import settings
 from django.utils import timezone
 
 from memoryhub.spaces import secrets
 from memoryhub.spaces.models import MemorySpace, ProviderService
-from providers.base import Provider, ProviderError, ServiceDisabled, SpaceError
+from providers.base import Provider, ProviderError, ServiceDisabled, SpaceConfigError, SpaceError
 from providers.registry import get_provider_class
 
 
@@ -20,12 +29,80 @@ def service_config(kind: str) -> dict:
     return {**(service.config if service else {}), **secrets.for_kind(kind)}
 
 
-def workspace_dir(space: MemorySpace) -> str:
-    """Where workspace-following local providers keep data: the workspace path, else the data dir."""
-    if space.workspace and space.workspace.path and os.path.isdir(space.workspace.path):
-        return str(Path(space.workspace.path) / ".memoryhub")
-    scope = space.workspace.slug if space.workspace else "global"
-    return str(settings.DATA_DIR / "providers" / scope)
+def store_name(slug: str, pk: int, created_at: datetime) -> str:
+    """The folder of one space's store: its slug for people, a digest of its row for uniqueness (a slug freed by
+    a deleted space, or an id a restored database hands out again, never reaches the old space's data)."""
+    digest = hashlib.sha256(f"{pk}:{created_at.isoformat()}".encode()).hexdigest()[:10]
+    return f"{slug}-{digest}"
+
+
+@dataclass(frozen=True)
+class Store:
+    """Where one space's records live underneath: a local provider's directory, or the fields a remote engine
+    finds them by; and the other spaces of its kind that reach the same records."""
+
+    where: str  # the directory, or "userId=alice, endpoint=…" (secrets left out)
+    key: tuple  # what spaces sharing the store have in common
+    own_field: bool = False  # a local store the space's own directory field named (else a folder the hub made)
+    shared_with: tuple[str, ...] = ()
+
+    @property
+    def local(self) -> bool:
+        return self.key[0] == "dir"
+
+
+def store_of(space: MemorySpace) -> Store | None:
+    """The space's store and the other spaces that share it (None for the native store); the dashboard shows it."""
+    if space.is_native:
+        return None
+    cls = get_provider_class(space.provider)
+    service = service_config(space.provider)
+    store = _store(cls, space, service)
+    others = MemorySpace.objects.filter(provider=space.provider).exclude(pk=space.pk).order_by("slug")
+    return replace(store, shared_with=tuple(o.slug for o in others if _store(cls, o, service).key == store.key))
+
+
+def _store(cls: type[Provider], space: MemorySpace, service: dict) -> Store:
+    config = {**service, **(space.config or {})}
+    if cls.locality != "local":
+        fields = {f.key: f for f in (*cls.service_fields, *cls.space_fields)}
+        values, shown = [], []
+        for name in cls.identity_fields:
+            field = fields.get(name)
+            value = str(config.get(name) or (field.default if field else "") or "").strip()
+            if field is not None and field.secret:
+                value = hashlib.sha256(value.encode()).hexdigest() if value else ""
+            elif value:
+                shown.append(f"{name}={value}")
+            values.append(value)
+        return Store(", ".join(shown), (space.provider, *values))
+    own = str((space.config or {}).get(cls.store_dir_field) or "").strip() if cls.store_dir_field else ""
+    if own:
+        path = os.path.abspath(os.path.expanduser(own))
+    else:
+        root = str(service.get(cls.store_root_field) or "").strip() if cls.store_root_field else ""
+        root = cls.store_root(root) if root else str(settings.DATA_DIR / "providers" / space.provider)
+        path = os.path.join(root, store_name(space.slug, space.pk, space.created_at))
+    return Store(path, ("dir", space.provider, os.path.normpath(path)), own_field=bool(own))
+
+
+def _checked_store(space: MemorySpace) -> Store:
+    """The space's store, refused when a vault would share it or a symbolic link is on a local store's way."""
+    store = store_of(space)
+    if store.shared_with:
+        vaults = [space.slug] if space.is_vault else []
+        vaults += list(MemorySpace.objects.filter(slug__in=store.shared_with, access=MemorySpace.Access.VAULT)
+                       .values_list("slug", flat=True))
+        if vaults:  # the agent may read this message: it names no other space (the space page lists them)
+            raise SpaceConfigError(f"{space.slug} would share its store with another space, and a vault never "
+                                   "shares its store: give each its own (the space's page shows which)")
+    if store.local:
+        if os.path.realpath(store.where) != os.path.normpath(store.where):
+            raise SpaceConfigError(f"the store of {space.slug} ({store.where}) is reached through a symbolic link; "
+                                   "give the directory's real path")
+        if not store.own_field:
+            os.makedirs(store.where, mode=0o700, exist_ok=True)
+    return store
 
 
 def provider_for(space: MemorySpace, *, even_if_disabled: bool = False) -> Provider:
@@ -42,8 +119,11 @@ def provider_for(space: MemorySpace, *, even_if_disabled: bool = False) -> Provi
         **(space.config or {}),
         "_timeout": settings.MEMORYHUB["PROVIDER_TIMEOUT"],
         "_max_bytes": settings.MEMORYHUB["PROVIDER_MAX_BYTES"],
-        "_workspace_dir": workspace_dir(space),
     }
+    if not space.is_native:
+        store = _checked_store(space)
+        if store.local:
+            config["_store_dir"] = store.where
     return cls(config, space=space)
 
 

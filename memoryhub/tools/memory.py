@@ -10,7 +10,6 @@ from memoryhub.access import policy
 from memoryhub.access.call import Call
 from memoryhub.agents.calls import api_error
 from memoryhub.core.errors import ApiError, bad
-from memoryhub.core.http import without_endpoints
 from memoryhub.core.ids import row_id
 from memoryhub.core.redaction import redact
 from memoryhub.memories import remote
@@ -123,9 +122,7 @@ def memory_recall(call: Call, session_id: str, args: dict) -> dict:
     try:
         record = remote.get(space, provider, remote_id)
     except ProviderError as exc:
-        if exc.permanent:
-            raise ApiError("not_found", f"no memory {record_id!r}: {without_endpoints(exc.message)}", "id") from exc
-        raise
+        raise remote.not_found_or(exc, record_id) from exc
     related = [f"{space.slug}:{i}" for i in record.extra.get("also", [])]
     return {"id": record_id, "space": space.slug, "title": record.title, "body": record.text,
             "category": record.category, "at": record.at, "tags": record.tags, "related": related, "expanded": []}
@@ -151,8 +148,11 @@ def memory_forget(call: Call, session_id: str, args: dict) -> dict:
     provider = provider_for(space)
     if not provider.capabilities.forget:
         raise ApiError("unsupported", f"{provider.label} cannot forget memories", "id")
-    for one in remote.record_ids(space, provider, remote_id):
-        provider.forget(one)
+    try:
+        for one in remote.record_ids(space, provider, remote_id):
+            provider.forget(one)
+    except ProviderError as exc:
+        raise remote.not_found_or(exc, record_id) from exc
     return {"id": record_id, "status": "forgotten"}
 
 
@@ -179,7 +179,7 @@ def memory_profile(call: Call, session_id: str, args: dict) -> dict:
       ("action",))
 def memory_facts(call: Call, session_id: str, args: dict) -> dict:
     action = A.choice(args, "action", ("list", "assert", "invalidate"), required=True)
-    subject = A.text(args, "subject", max_len=100) or "user"
+    subject = redact(A.text(args, "subject", max_len=100)).text or "user"  # as it was stored
     if action == "list":
         found = policy.visible_facts(call, policy.fact_spaces(call, args))
         if args.get("subject"):

@@ -46,9 +46,9 @@ def mentions(word: str) -> Q:
 
 
 @tool("memory_request", "Ask a person to open vault memories matching these criteria. Every request reaches a person, "
-      "even one matching nothing. matched counts the vault entries the request's space, project, category and time "
-      "range cover (up to limit), never narrowed by query, so it says nothing about the vault's text. "
-      "Once a person approves, memory_status shows how many entries were opened; read them with memory_read.",
+      "even one matching nothing. matched is always 0: the vault tells agents nothing about what it holds (the "
+      "person deciding sees the matches). Once a person approves, memory_status shows how many entries were "
+      "opened; read them with memory_read.",
       {"project": {"type": "string", "description": "A workspace slug or absolute path."},
        "category": {"type": "string", "enum": CATEGORIES},
        "from": {"type": "string", "format": "date-time", "description": "Earliest time (a date means its start)."},
@@ -70,7 +70,6 @@ def memory_request(call: Call, session_id: str, args: dict) -> dict:
         entries = entries.filter(at__gte=start)
     if end:
         entries = entries.filter(at__lt=end)
-    in_scope = entries.order_by().values("pk")[:limit].count()
     for word in query.split():
         entries = entries.filter(mentions(word))
     ids = list(entries.order_by("-at", "-id").values_list("pk", flat=True)[:limit])
@@ -79,9 +78,8 @@ def memory_request(call: Call, session_id: str, args: dict) -> dict:
         "from": start.isoformat() if start else "", "to": args.get("to") or "", "query": query,
     }.items() if value}
     criteria["limit"] = limit
-    req = grants.file_request(call.token, session_id, criteria, spaces, ids, in_scope)
-    # Never the count after the words: answers that differ by them would let an agent test the vault's text.
-    return {"request_id": req.id, "matched": req.in_scope}
+    req = grants.file_request(call.token, session_id, criteria, spaces, ids)
+    return {"request_id": req.id, "matched": grants.MATCHED_FOR_AGENTS}
 
 
 @tool("memory_status", "This session's vault requests still waiting for a person, and its live grants (no content).",
@@ -89,7 +87,7 @@ def memory_request(call: Call, session_id: str, args: dict) -> dict:
 def memory_status(call: Call, session_id: str, args: dict) -> dict:
     pending = policy.own_requests(call, session_id).filter(status=AccessRequest.Status.PENDING)
     return {
-        "pending": [{"request_id": r.id, "matched": r.in_scope, "criteria": r.criteria} for r in pending],
+        "pending": [{"request_id": r.id, "matched": grants.MATCHED_FOR_AGENTS, "criteria": r.criteria} for r in pending],
         "grants": [{"request_id": g.request_id, "entries": g.entries.live().count()}
                    for g in policy.own_live_grants(call, session_id)],
     }

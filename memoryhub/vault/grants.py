@@ -41,14 +41,19 @@ def expire_idle() -> int:
                if sessions.is_over(token_id, session_id, now))
 
 
-def file_request(token, session_id: str, criteria: dict, spaces: list, entry_ids: list[int],
-                 in_scope: int) -> AccessRequest:
+# What an agent is told a request matched: always this. Any count that moves with the vault is an oracle: by its
+# words it tests the vault's text, by its category or time range (bisected) it dates an entry to the second,
+# by nothing at all it tells when someone wrote. The person deciding sees the matches; the agent learns how
+# many were opened once they decide (memory_status).
+MATCHED_FOR_AGENTS = 0
+
+
+def file_request(token, session_id: str, criteria: dict, spaces: list, entry_ids: list[int]) -> AccessRequest:
     """An agent's request over what matched its criteria now; it waits for a person even when nothing matched
     (closing it at once would tell the agent so)."""
     with transaction.atomic():
         req = AccessRequest.objects.create(token=token, session_id=session_id, criteria=criteria,
-                                           matched=len(entry_ids), in_scope=in_scope,
-                                           status=AccessRequest.Status.PENDING)
+                                           matched=len(entry_ids), status=AccessRequest.Status.PENDING)
         req.spaces.set(spaces)
         req.entries.set(entry_ids)
         record(token.actor, "vault.request", req.id, session=session_id, criteria=criteria, entries=entry_ids)

@@ -25,10 +25,8 @@ class AccessRequest(models.Model):
     session_id = models.CharField(max_length=200, db_index=True)
     spaces = models.ManyToManyField("spaces.MemorySpace", related_name="access_requests")
     criteria = models.JSONField(default=dict)
-    matched = models.PositiveIntegerField(default=0)
-    in_scope = models.PositiveIntegerField(
-        default=0, help_text="What the agent was told: the entries its space, project, category and time range cover "
-                             "(up to its limit), never narrowed by its words, so the answer cannot test the vault's text.")
+    matched = models.PositiveIntegerField(default=0, help_text="How many entries matched: for the person deciding, "
+                                                               "never told to the agent (grants.MATCHED_FOR_AGENTS).")
     entries = models.ManyToManyField(
         "memories.Entry", blank=True, related_name="access_requests",
         help_text="The entries that matched when the request was filed: an approval can never reach beyond them.",

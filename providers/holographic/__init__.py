@@ -1,6 +1,7 @@
 """Holographic adapter: a local structured-fact store (own JSON format) with trust scores and an entity graph.
 
-Data lives in `<dataPath or workspace>/holographic.json`; a `.json` dataPath names the file itself.
+Each space has its own file, `<store dir>/holographic.json`; the hub picks the directory (config["_store_dir"]:
+a folder for the space under the service's dataPath, or in the hub's data directory).
 """
 
 from __future__ import annotations
@@ -36,28 +37,36 @@ class HolographicProvider(Provider):
                                 get=True, write_mode="exact", forget=True, deletion_mode="hard")
     has_trust = True
     service_fields = (
-        Field('dataPath', gettext_noop('Data path (blank: follows the workspace)'), input='path'),
+        Field('dataPath', gettext_noop("Folder for the spaces' stores (blank: the hub's data directory); "
+                                       "each space keeps its own file in a folder of its own"), input='path'),
     )
+    store_root_field = "dataPath"
     space_fields = (
         Field('defaultTrust', gettext_noop('Default trust'), input='number', default=0.5, minimum=0, maximum=1),
         Field('minTrust', gettext_noop('Minimum trust'), input='number', default=0.3, minimum=0, maximum=1),
     )
     description = gettext_noop(
-        "Local structured facts in an atomic JSON file beside the workspace: exact writes, trust scores, "
+        "Local structured facts in an atomic JSON file per space: exact writes, trust scores, "
         "entity and semantic graph, hard delete. Nothing leaves the machine.")
 
     def __init__(self, config: dict[str, Any] | None = None, space: Any = None):
         super().__init__(config, space)
         self._store: FactStore | None = None
 
+    @classmethod
+    def store_root(cls, value: str) -> str:
+        """A dataPath naming a `.json` file (the form before #31, when spaces shared that file) stands for its folder."""
+        path = super().store_root(value)
+        return os.path.dirname(path) if path.endswith(".json") else path
+
     @property
     def store(self) -> FactStore:
         if self._store is None:
-            base = str(self.config.get("dataPath") or self.config.get("_workspace_dir") or "").strip()
-            if not base:
-                raise ProviderError("Holographic needs a dataPath or a workspace directory", permanent=True)
-            base = os.path.abspath(os.path.expanduser(base))
-            self._store = FactStore(base if base.endswith(".json") else os.path.join(base, FILE_NAME))
+            directory = str(self.config.get("_store_dir") or "").strip()
+            if not directory:
+                raise ProviderError("Holographic keeps one store per space: it needs the space's store directory",
+                                    permanent=True)
+            self._store = FactStore(os.path.join(directory, FILE_NAME))
         return self._store
 
     def _trust(self, key: str, default: float) -> float:
@@ -89,14 +98,22 @@ class HolographicProvider(Provider):
         return {"healthy": True, "path": self.store.path, "facts": len(data["facts"])}
 
     def check(self) -> dict[str, Any]:
-        """Service only: with a dataPath, read that file; blank, each space keeps its file beside its workspace."""
-        if not str(self.config.get("dataPath") or self.config.get("_workspace_dir") or "").strip():
-            return {"healthy": True, "path": "beside each space's workspace"}
-        return self.status()
+        """Service only: the folder a dataPath names must be a directory; blank, the hub's data directory holds
+        the spaces' stores."""
+        root = str(self.config.get("dataPath") or "").strip()
+        if not root:
+            return {"healthy": True, "path": "one store per space in the hub's data directory"}
+        folder = self.store_root(root)
+        if not os.path.isdir(folder):
+            raise ProviderError(f"the folder {folder} for Holographic's stores does not exist", permanent=True)
+        return {"healthy": True, "path": folder}
 
     def remember(self, text: str, *, title: str = "", category: str = "general",
                  tags: list[str] | None = None, at: str = "", **extra: Any) -> Receipt:
-        """Store one exact fact; the same content again returns the existing fact."""
+        """Store one exact fact; the same content again returns the existing fact.
+
+        A copy rewrites the file like a new fact does: the time a write takes says nothing of what the store
+        holds (a vault's writes must not confirm guesses of its text)."""
         content = text.strip()
         if not content:
             return Receipt("failed", error="refusing to store an empty fact")
@@ -117,13 +134,13 @@ class HolographicProvider(Provider):
     def get(self, record_id: str) -> Record:
         fact = self.store.read()["facts"].get(str(record_id))
         if fact is None:
-            raise ProviderError(f"fact {record_id} does not exist")
+            raise ProviderError(f"fact {record_id} does not exist", status=404)
         return self._record(fact)
 
     def forget(self, record_id: str) -> None:
         with self.store.change() as data:
             if data["facts"].pop(str(record_id), None) is None:
-                raise ProviderError(f"fact {record_id} does not exist")
+                raise ProviderError(f"fact {record_id} does not exist", status=404)
 
     def search(self, query: str, limit: int = 10, **filters: Any) -> list[Record]:
         """Score = relevance (0.6 query coverage + 0.4 Jaccard, entity names count) × trust; below minTrust is dropped."""

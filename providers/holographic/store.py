@@ -1,11 +1,13 @@
 """The Holographic data file: one JSON document, replaced atomically, guarded by a lock file.
 
 Every change runs read → modify → write under an exclusive `flock`, so two hub processes (or two
-adapter instances) sharing one file never lose each other's facts.
+adapter instances) sharing one file never lose each other's facts. Neither the file nor its lock is
+opened through a symbolic link planted in their place; the new file replaces the old by rename.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -24,14 +26,25 @@ def empty() -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "next_id": 1, "facts": {}}
 
 
+def _open_no_link(path: str, flags: int) -> int:
+    """os.open that refuses a symbolic link in the file's place (ELOOP) with a clear error."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ProviderError(f"{path} is a symbolic link; the Holographic store never follows one",
+                                permanent=True) from exc
+        raise
+
+
 class FactStore:
     def __init__(self, path: str):
         self.path = path
 
     @contextmanager
     def _locked(self, mode: int) -> Iterator[None]:
-        os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
-        with open(self.path + ".lock", "a") as lock:
+        os.makedirs(os.path.dirname(self.path) or ".", mode=0o700, exist_ok=True)
+        with os.fdopen(_open_no_link(self.path + ".lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND), "a") as lock:
             fcntl.flock(lock, mode)
             try:
                 yield
@@ -40,7 +53,7 @@ class FactStore:
 
     def _load(self) -> dict[str, Any]:
         try:
-            with open(self.path, encoding="utf-8") as fh:
+            with os.fdopen(_open_no_link(self.path, os.O_RDONLY), encoding="utf-8") as fh:
                 data = json.load(fh)
         except FileNotFoundError:
             return empty()

@@ -25,22 +25,22 @@ def log(tmp_path, monkeypatch):
 @pytest.fixture
 def make(tmp_path):
     def make(**config):
-        return ByteRoverProvider({"cliPath": FAKE_BRV, "_workspace_dir": str(tmp_path / "ws"), **config})
+        os.makedirs(tmp_path / "ws", exist_ok=True)
+        return ByteRoverProvider({"cliPath": FAKE_BRV, "_store_dir": str(tmp_path / "ws"), **config})
     return make
 
 
 class TestByteRoverContract(ContractSuite):
     """The shared suite through the fake CLI; the HTTP fault tests do not apply to a CLI."""
 
-    second_space = {"workingDirectory": "second"}
+    second_space = {"_store_dir": "second"}
 
     @pytest.fixture
     def make_provider(self, tmp_path):
         def make(**overrides):
-            config = {"cliPath": FAKE_BRV, "_workspace_dir": str(tmp_path / "ws"), **overrides}
-            if "workingDirectory" in overrides:
-                config["workingDirectory"] = str(tmp_path / overrides["workingDirectory"])
-                os.makedirs(config["workingDirectory"], exist_ok=True)
+            config = {"cliPath": FAKE_BRV, "_store_dir": "ws", **overrides}
+            config["_store_dir"] = str(tmp_path / config["_store_dir"])
+            os.makedirs(config["_store_dir"], exist_ok=True)
             return ByteRoverProvider(config)
         return make
 
@@ -90,15 +90,14 @@ def test_status(make, tmp_path):
     assert status["healthy"] and status["version"] == "3.14.0" and status["project"] == str(tmp_path / "ws")
 
 
-def test_working_directory_overrides(make, tmp_path):
-    (tmp_path / "service").mkdir()
-    (tmp_path / "space").mkdir()
-    assert make(defaultDirectory=str(tmp_path / "service")).working_directory() == str(tmp_path / "service")
-    assert make(defaultDirectory=str(tmp_path / "service"),
-                workingDirectory=str(tmp_path / "space")).working_directory() == str(tmp_path / "space")
-    with pytest.raises(ProviderError) as caught:
-        make(workingDirectory=str(tmp_path / "missing")).status()
-    assert caught.value.permanent
+def test_the_working_directory_is_the_one_the_hub_chose(make, tmp_path):
+    """Where a space's tree lives is the hub's decision (tests/test_provider_stores.py); the adapter only runs
+    there, and refuses a directory that is missing or not given rather than inventing one."""
+    assert make().working_directory() == str(tmp_path / "ws")
+    for config in ({"_store_dir": str(tmp_path / "missing")}, {"_store_dir": ""}):
+        with pytest.raises(ProviderError) as caught:
+            make(**config).status()
+        assert caught.value.permanent
 
 
 def test_missing_cli_is_permanent(make):

@@ -16,21 +16,21 @@ from tests.providers.contract import ContractSuite
 @pytest.fixture
 def make(tmp_path):
     def make(**config):
-        return HolographicProvider({"_workspace_dir": str(tmp_path / "ws"), **config})
+        return HolographicProvider({"_store_dir": str(tmp_path / "ws"), **config})
     return make
 
 
 class TestHolographicContract(ContractSuite):
     """The shared suite on real files; there is no server, so the fault tests skip."""
 
-    second_space = {"_workspace_dir": "second-workspace"}
+    second_space = {"_store_dir": "second-space"}
 
     @pytest.fixture
     def make_provider(self, tmp_path):
         def make(**overrides):
-            config = {"_workspace_dir": str(tmp_path / "ws"), **overrides}
-            if not os.path.isabs(config["_workspace_dir"]):
-                config["_workspace_dir"] = str(tmp_path / config["_workspace_dir"])
+            config = {"_store_dir": str(tmp_path / "ws"), **overrides}
+            if not os.path.isabs(config["_store_dir"]):
+                config["_store_dir"] = str(tmp_path / config["_store_dir"])
             return HolographicProvider(config)
         return make
 
@@ -43,12 +43,27 @@ class TestHolographicContract(ContractSuite):
         return None
 
 
-def test_data_path_follows_the_workspace_unless_overridden(make, tmp_path):
-    assert make().store.path == str(tmp_path / "ws" / "holographic.json")
-    assert make(dataPath=str(tmp_path / "elsewhere")).store.path == str(tmp_path / "elsewhere" / "holographic.json")
-    assert make(dataPath=str(tmp_path / "x.json")).store.path == str(tmp_path / "x.json")
+def test_the_file_is_in_the_store_directory_the_hub_chose(make, tmp_path):
+    """The service's dataPath is the hub's business (a folder of per-space stores: tests/test_provider_stores.py);
+    the adapter keeps its file where it is told and refuses to guess a place."""
+    assert make(dataPath=str(tmp_path / "elsewhere")).store.path == str(tmp_path / "ws" / "holographic.json")
     with pytest.raises(ProviderError):
         HolographicProvider({}).status()
+    assert HolographicProvider.store_root(str(tmp_path / "old.json")) == str(tmp_path)
+
+
+def test_a_symbolic_link_in_the_files_place_is_never_followed(make, tmp_path):
+    outside = tmp_path / "outside.json"
+    outside.write_text(json.dumps({"format": "memoryhub.holographic", "version": 1, "next_id": 2,
+                                   "facts": {"1": {"id": "1", "content": "someone else's", "trust": 0.5}}}))
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "holographic.json").symlink_to(outside)
+    provider = make()
+    for attempt in (lambda: provider.search("someone"), lambda: provider.remember("mine")):
+        with pytest.raises(ProviderError) as caught:
+            attempt()
+        assert "symbolic link" in caught.value.message
+    assert "mine" not in outside.read_text()
 
 
 def test_remember_is_an_exact_committed_fact(make):

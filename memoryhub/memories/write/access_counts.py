@@ -11,6 +11,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from memoryhub.core import background, sql
+from memoryhub.core.redaction import redact
 from memoryhub.memories.models import Entry
 from memoryhub.memories.text.prose import clip
 from memoryhub.memories.write.oplog import record_change
@@ -42,7 +43,8 @@ def _note_recall(noted: list[tuple[MemorySpace, list[int]]], query: str, actor: 
     for space, ids in noted:
         if ids:
             Entry.objects.filter(pk__in=ids).update(hits=F("hits") + 1, last_accessed_at=now)
-        record_change(space, "recall", ids, actor, detail=f"q={clip(query, 300)} hits={len(ids)}")
+        # Redacted before the cut: a key cut in two might no longer look like one.
+        record_change(space, "recall", ids, actor, detail=f"q={clip(redact(query).text, 300)} hits={len(ids)}")
 
 
 def keep(entry: Entry, *, bump: int, actor: str = "") -> Entry:

@@ -18,7 +18,8 @@ class Draft:
     A turn gives `user` and `assistant` (its body, title, summary and category follow from them)
     or, as one line of a transcript, its `body`; every other kind gives `title` and `body`. A
     repeated `idempotency_key` returns the entry it first made (importers derive theirs from the
-    source record, so a re-import adds nothing).
+    source record, so a re-import adds nothing); in a vault only to its `writer` (the token's id) in
+    the same session.
     """
 
     kind: str = Kind.NOTE
@@ -39,6 +40,7 @@ class Draft:
     chat: dict = field(default_factory=dict)
     importance: int = 3
     idempotency_key: str = ""
+    writer: str = ""
 
 
 @dataclass
@@ -51,12 +53,20 @@ class Written:
     created: bool = True
     redactions: int = 0
     facts: dict[str, list] = field(default_factory=lambda: {"asserted": [], "invalidated": []})
+    remote_write: int | None = None  # the RemoteWrite row that keeps a third-party write
 
     @property
     def id(self) -> str:
+        """The id the write answers with. A third-party vault answers its own record of the write (`<slug>:w<n>`),
+        never the engine's id: an engine that dedups or counts (Holographic's 1, 2, 3 …) would tell a copy of what
+        the vault holds, or how much it holds."""
         if self.entry is not None:
             return str(self.entry.pk)
-        return f"{self.space.slug}:{self.receipt.provider_id or self.receipt.uri}" if self.receipt else ""
+        if self.receipt is None:
+            return ""
+        if self.space.is_vault and self.remote_write is not None:
+            return f"{self.space.slug}:w{self.remote_write}"
+        return f"{self.space.slug}:{self.receipt.provider_id or self.receipt.uri}"
 
 
 def content_hash(title: str, body: str) -> str:

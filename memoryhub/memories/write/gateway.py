@@ -16,15 +16,18 @@ first, then a few plain SQL statements under sql.one_writer() (sql.py says why).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from contextlib import nullcontext
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memoryhub.core import sql
 from memoryhub.core.redaction import opaque_id, redact
+from memoryhub.jobs import runner
+from memoryhub.memories.channels import USER_MARK
 from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.models import Edge, EntityRef, Entry, Kind, Source, is_test_tagged
 from memoryhub.memories.search import fulltext as search, vectors
@@ -104,16 +107,33 @@ def write_many(drafts: list[tuple[MemorySpace, Draft]], *, actor: str = "") -> l
 
 
 def _store(entry: Entry, tokens: list[str], claims: list, actor: str) -> Written:
-    """Inside the write transaction: the entry (or the one it repeats), its facts, and `entry_written`."""
+    """Inside the write transaction: the entry (or the one it repeats), its facts, and `entry_written`.
+
+    A vault's facts are resolved after the write commits (by the worker): how its slots stand must not change
+    what a write runs before it answers, or its time would tell a guess of a fact the vault holds."""
     space, redactions = entry.space, entry.redactions
     entry, created = _insert(entry, tokens, actor)
     result = Written(space, entry=entry, created=created, redactions=redactions)
-    if created:
+    if created and space.is_vault:
+        if claims:
+            runner.submit("vault_facts", entry.pk, [asdict(claim) for claim in claims], label=f"facts-{space.pk}")
+        events.entry_written.send(Entry, entry=entry, actor=actor, backfill=entry.source == Source.IMPORT)
+    elif created:
         changes = facts.apply_claims(space, claims, source_entry=entry, origin=entry.origin)
         result.facts = {"asserted": [facts.fact_to_dict(f) for f in changes.asserted],
                         "invalidated": [facts.fact_to_dict(f) for f in changes.invalidated]}
         events.entry_written.send(Entry, entry=entry, actor=actor, backfill=entry.source == Source.IMPORT)
     return result
+
+
+def vault_facts(entry_id: int, claims: list[dict]) -> None:
+    """The worker's half of a vault write: the facts its text states, resolved against the vault's slots."""
+    entry = Entry.objects.live().select_related("space").filter(pk=entry_id).first()
+    if entry is None:
+        return
+    with sql.one_writer(), transaction.atomic():
+        facts.apply_claims(entry.space, [facts.Claim(**claim) for claim in claims], source_entry=entry,
+                           origin=entry.origin)
 
 
 def _redacted(draft: Draft) -> tuple[Draft, int]:
@@ -133,7 +153,7 @@ def _redacted(draft: Draft) -> tuple[Draft, int]:
     user, assistant = clean(draft.user), clean(draft.assistant)
     draft = replace(draft, user=user, assistant=assistant, title=clean(draft.title), body=clean(draft.body),
                     summary=clean(draft.summary), tags=[clean(t) for t in draft.tags],
-                    related=[clean(r) for r in draft.related], channel=clean(draft.channel),
+                    related=[clean(r) for r in draft.related], channel=channel_ids(draft.channel),
                     chat={k: clean(v) for k, v in draft.chat.items()},
                     session_id=opaque_id(draft.session_id), idempotency_key=opaque_id(draft.idempotency_key))
     if draft.kind == Kind.TURN and (user or assistant):
@@ -145,10 +165,21 @@ def _redacted(draft: Draft) -> tuple[Draft, int]:
     return draft, count
 
 
+def channel_ids(channel: str) -> str:
+    """A chat's ids as an entry keeps them (`group#u<user>`), each one kept as itself or, when it carries a secret,
+    as a stable digest: it still names one chat and one member. Redacting the glued string whole would miss a
+    user id that starts right after `#u` (no word boundary there)."""
+    return USER_MARK.join(opaque_id(part) for part in channel.split(USER_MARK)) if channel else channel
+
+
 def _new_entry(space: MemorySpace, draft: Draft, redactions: int) -> Entry:
-    """The unsaved entry: everything that takes no lock (hash, entities, summary)."""
+    """The unsaved entry: everything that takes no lock (hash, entities, summary).
+
+    A vault entry's entities come from its own text alone: looking its words up among the vault's known names
+    would make what it stores (and the rows it writes) depend on what the vault holds."""
     text = f"{draft.title}\n{draft.body}"
-    entities = list(dict.fromkeys(draft.entities + extract_entities(text, _known_entities(space, text))))[:50]
+    known = set() if space.is_vault else _known_entities(space, text)
+    entities = list(dict.fromkeys(draft.entities + extract_entities(text, known)))[:50]
     return Entry(
         space=space, kind=draft.kind, at=draft.at or timezone.now(), category=draft.category,
         title=clip(draft.title, 300), body=draft.body,
@@ -157,9 +188,18 @@ def _new_entry(space: MemorySpace, draft: Draft, redactions: int) -> Entry:
         session_id=draft.session_id,
         source=draft.source, origin=draft.origin or "local", channel=draft.channel, chat=draft.chat,
         importance=draft.importance,
-        content_hash=content_hash(draft.title, draft.body), idempotency_key=draft.idempotency_key,
+        content_hash=content_hash(draft.title, draft.body), idempotency_key=_stored_key(space, draft),
         redactions=redactions, enrich_pending=True,
     )
+
+
+def _stored_key(space: MemorySpace, draft: Draft) -> str:
+    """The idempotency key as stored. A vault's is its writer's own (token and session): a key another agent or
+    session sends, guessed or reused, writes a new entry instead of answering with the one it made."""
+    if not draft.idempotency_key or not space.is_vault:
+        return draft.idempotency_key
+    scoped = "\x00".join((draft.writer, draft.session_id, draft.idempotency_key))
+    return "vault-" + hashlib.sha256(scoped.encode("utf-8", "surrogatepass")).hexdigest()[:40]
 
 
 def _known_entities(space: MemorySpace, text: str) -> set[str]:
@@ -175,9 +215,13 @@ def _known_entities(space: MemorySpace, text: str) -> set[str]:
 def _insert(entry: Entry, tokens: list[str], actor: str) -> tuple[Entry, bool]:
     """Insert exactly once; returns (entry, created). A repeated key returns the entry it made first, and a
     byte-identical live entry is not written twice (a visible no-op in the op log). Both look only at the
-    writer's own origin: another origin's key or text never answers with its entry."""
+    writer's own origin: another origin's key or text never answers with its entry.
+
+    A vault writes every text it is given, copies too: an answer that differed for a copy of what it holds
+    (an older id, its time, 200 for 201), or a write that took another path for one, would confirm guesses
+    of its text. A copy costs a row; a person reviewing the vault sees both."""
     space, key = entry.space, entry.idempotency_key
-    earlier = _earlier(space, entry.origin, entry.content_hash, key)
+    earlier = _earlier(space, entry.origin, entry.content_hash, key, same_text=not space.is_vault)
     if earlier is not None:
         found = Entry.objects.select_related("space").get(pk=earlier[0])
         if not earlier[1]:
@@ -199,16 +243,22 @@ def _insert(entry: Entry, tokens: list[str], actor: str) -> tuple[Entry, bool]:
     return entry, True
 
 
-def _earlier(space: MemorySpace, origin: str, digest: str, key: str) -> tuple[int, bool] | None:
-    """(id, holds the key) of the entry a write repeats: the one holding its key, else a live byte-identical one."""
-    same_text = ("SELECT id, 1 AS rank FROM memories_entry "
-                 "WHERE space_id = %s AND content_hash = %s AND deleted_at IS NULL AND origin = %s")
-    params: list = [space.pk, digest, origin]
-    if key:
-        same_text = (f"SELECT id, 0 AS rank FROM memories_entry WHERE space_id = %s AND origin = %s "
-                     f"AND idempotency_key = %s UNION ALL {same_text}")
-        params = [space.pk, origin, key, *params]
-    row = sql.one(f"SELECT id, rank FROM ({same_text}) found ORDER BY rank, id LIMIT 1", params)
+def _earlier(space: MemorySpace, origin: str, digest: str, key: str, *,
+            same_text: bool = True) -> tuple[int, bool] | None:
+    """(id, holds the key) of the entry a write repeats: the one holding its key, else (`same_text`) a live
+    byte-identical one."""
+    by_key = ("SELECT id, 0 AS rank FROM memories_entry WHERE space_id = %s AND origin = %s "
+              "AND idempotency_key = %s")
+    by_text = ("SELECT id, 1 AS rank FROM memories_entry "
+               "WHERE space_id = %s AND content_hash = %s AND deleted_at IS NULL AND origin = %s")
+    parts = [(by_key, [space.pk, origin, key])] if key else []
+    if same_text:
+        parts.append((by_text, [space.pk, digest, origin]))
+    if not parts:
+        return None
+    union = " UNION ALL ".join(query for query, _ in parts)
+    row = sql.one(f"SELECT id, rank FROM ({union}) found ORDER BY rank, id LIMIT 1",
+                  [value for _, params in parts for value in params])
     return (row[0], row[1] == 0) if row else None
 
 
@@ -317,6 +367,7 @@ def retag(space: MemorySpace, labels: Iterable[tuple[Entry, str, str, list[str]]
             is_test = is_test_tagged(tags)
             if origin != entry.origin:
                 moved.setdefault(origin, []).append(entry.pk)
+            channel = channel_ids(channel)
             Entry.objects.filter(pk=entry.pk).update(origin=origin, channel=channel, tags=tags, is_test=is_test)
             entry.origin, entry.channel, entry.tags, entry.is_test = origin, channel, tags, is_test
             if entry.deleted_at is None:

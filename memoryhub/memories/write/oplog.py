@@ -8,6 +8,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from memoryhub.core import sql
+from memoryhub.core.redaction import redact
 from memoryhub.memories.models import Entry
 from memoryhub.memories.text.prose import clip
 from memoryhub.memories.write import events
@@ -25,6 +26,9 @@ def record_change(space: MemorySpace, operation: str, ids: list[int], actor: str
 def log_op(space: MemorySpace, operation: str, entry_id: str = "", detail: str = "", actor: str = "") -> None:
     """Append to the space's op log and trim it to its last OPLOG_KEEP operations (two indexed statements).
 
+    The detail is redacted here, whoever wrote it (a search's query, a fact's subject): the op log is shown on the
+    Activity page and carried in packs and backups.
+
     Each row takes the space's next `seq`, so the rows to drop are those more than OPLOG_KEEP
     behind the new one, whatever other spaces write in between. Two PostgreSQL writers of one
     space at the same instant may share a seq; the log is then one row off its cap until the next.
@@ -32,7 +36,8 @@ def log_op(space: MemorySpace, operation: str, entry_id: str = "", detail: str =
     (seq,) = sql.one("INSERT INTO memories_oplog (space_id, seq, operation, entry_id, detail, actor, created_at) "
                      "SELECT %s, COALESCE(MAX(seq), 0) + 1, %s, %s, %s, %s, %s FROM memories_oplog "
                      "WHERE space_id = %s RETURNING seq",
-                     [space.pk, operation, entry_id, clip(detail, 2000), actor, sql.moment(timezone.now()), space.pk])
+                     [space.pk, operation, entry_id, clip(redact(detail).text, 2000), actor, sql.moment(timezone.now()),
+                      space.pk])
     keep_rows = settings.MEMORYHUB["OPLOG_KEEP"]
     if seq > keep_rows:
         sql.run("DELETE FROM memories_oplog WHERE space_id = %s AND seq <= %s", [space.pk, seq - keep_rows])

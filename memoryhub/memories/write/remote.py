@@ -151,4 +151,4 @@ def _received(send: _Send, receipt: Receipt) -> Written | ProviderError:
         outcome = "was refused" if failed else "has an unknown outcome (kept as pending check)"
         return ProviderError(f"the write to {space.slug} {outcome}: {receipt.error or 'no detail'}",
                              timeout="timed out" in receipt.error, uri=receipt.uri)
-    return Written(space, receipt=receipt, redactions=send.redactions)
+    return Written(space, receipt=receipt, redactions=send.redactions, remote_write=local.pk)
