@@ -39,6 +39,7 @@ class Draft:
     chat: dict = field(default_factory=dict)
     importance: int = 3
     idempotency_key: str = ""
+    provenance: dict = field(default_factory=dict)  # an imported or copied memory's source system, id, metadata
 
 
 @dataclass
