@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from providers.base import (
-    Capabilities, Field, Provider, ProviderError, Receipt, Record, SpaceConfigError, SpaceError, gettext_noop,
+    Capabilities, Field, Keeps, Provider, ProviderError, Receipt, Record, SpaceConfigError, SpaceError, gettext_noop,
 )
 from providers.holographic.store import FactStore
 from providers.holographic.text import entities, jaccard, tokens
@@ -34,6 +34,7 @@ class HolographicProvider(Provider):
     score_semantics = "normalized"
     capabilities = Capabilities(search=True, browse=True, graph=True, entities=True, related=True, remember=True,
                                 get=True, write_mode="exact", forget=True, deletion_mode="hard")
+    keeps = Keeps(title=True, category=True, tags=True, dates=True)
     has_trust = True
     service_fields = (
         Field('dataPath', gettext_noop('Data path (blank: follows the workspace)'), input='path'),
