@@ -28,7 +28,7 @@ ANSWERS = ["{s} runs from scripts/{f}.sh on {h}, every night at 0{n}:00 by cron 
            "I checked {s}: the tests pass and the config on {h} matches the repository (ticket {t}).",
            "{s} now keeps {n}4 days of history; the old copies on {h} were removed (ticket {t}).",
            "{s}已经改好了，配置在 {h} 的 /etc/{f}.conf（工单 {t}）。"]
-FACTS = ["Call me Wang.", "I prefer Python over Go for scripts.", "以后叫我老王", "I don't like long answers.",
+FACTS = ["Call me Wang.", "I prefer Python over Go for scripts.", "以后叫我老王。", "I don't like long answers.",
          "My name is Wang Lei.", "我喜欢用 vim。"]
 HOSTS = ["nas", "db1", "web2", "ci-runner", "backup-01"]
 FILES = ["backup", "deploy", "rotate", "migrate", "export"]
@@ -45,7 +45,7 @@ def exchanges(rng: random.Random, n: int) -> list[tuple[str, str]]:
         s = rng.choice(SUBJECTS)
         ask = rng.choice(ASKS).format(s=s)
         if i % 7 == 3:
-            ask = f"{rng.choice(FACTS)} {ask}"
+            ask = f"{rng.choice(FACTS)}\n{ask}"
         said = rng.choice(ANSWERS).format(s=s, f=rng.choice(FILES), h=rng.choice(HOSTS), n=rng.randint(1, 5),
                                           t=rng.randint(1000, 999_999))
         out.append((ask, said))

@@ -6,7 +6,7 @@ the same input twice adds nothing. No model is called (seed 003): imported entri
 """
 
 from memoryhub.memories.maintenance.importers.base import Batch, FactOp, Link, run
-from memoryhub.memories.maintenance.importers.formats import FORMATS, agent_formats, detect, load
+from memoryhub.memories.maintenance.importers.formats import FORMATS, agent_formats, choices, detect, load
 from memoryhub.memories.maintenance.importers.reading import Unreadable
 
-__all__ = ["FORMATS", "Batch", "FactOp", "Link", "Unreadable", "agent_formats", "detect", "load", "run"]
+__all__ = ["FORMATS", "Batch", "FactOp", "Link", "Unreadable", "agent_formats", "choices", "detect", "load", "run"]

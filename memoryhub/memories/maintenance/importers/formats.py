@@ -162,3 +162,8 @@ def _unrecognised(source: reading.Source) -> str:
 
 def agent_formats() -> list[str]:
     return [key for key, fmt in FORMATS.items() if fmt.agent]
+
+
+def choices() -> list[tuple[str, str]]:
+    """(key, label msgid) of every format, for a form's select."""
+    return [(key, fmt.label) for key, fmt in FORMATS.items()]
