@@ -2,9 +2,12 @@
 the copy keeps a receipt per memory and resumes, nothing leaves the source until a person removes it; a native space
 copied to the Mem0 fake and back keeps everything Mem0 declares it keeps."""
 
+import json
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from memoryhub.memories.maintenance import copies
@@ -132,3 +135,16 @@ def test_the_copy_runs_as_a_job_and_joins_a_running_one(native, mem0, fake):
     forget = copies.forget_source(copies.pair(native, mem0), actor="alice")
     forget.refresh_from_db()
     assert forget.status == "succeeded" and forget.result["removed"] == 3
+
+
+def test_the_command_previews_copies_resumes_and_removes(native, mem0, fake):
+    def run(*args):
+        out = StringIO()
+        call_command("copy_space", *args, stdout=out)
+        return json.loads(out.getvalue())
+
+    assert run("notes", "m0", "--preview")["to_send"] == 3 and not fake.memories
+    assert run("notes", "m0")["accepted"] == 3
+    assert run("notes", "m0")["already"] == 3
+    assert run("notes", "m0", "--remove-from-source")["removed"] == 3
+    assert not Entry.objects.live().filter(space=native).exists()

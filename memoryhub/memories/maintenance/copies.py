@@ -125,15 +125,17 @@ def losses(source: MemorySpace, target: MemorySpace, total: int, traits: dict) -
                     % {"p": label})
     if not keeps.dates and total:
         said.append(_("%(p)s keeps no dates of its own: every memory gets the time it is copied.") % {"p": label})
-    for trait, kept, singular, plural in (
-            ("titled", keeps.title, "%(n)d title is not kept (%(p)s keeps no titles).",
-             "%(n)d titles are not kept (%(p)s keeps no titles)."),
-            ("tagged", keeps.tags, "%(n)d memory's tags are not kept.", "%(n)d memories' tags are not kept."),
-            ("links", caps.link, "%(n)d link between memories stays behind (%(p)s has no links).",
-             "%(n)d links between memories stay behind (%(p)s has no links)."),
-    ):
-        if traits[trait] and not kept:
-            said.append(ngettext(singular, plural, traits[trait]) % {"n": traits[trait], "p": label})
+    if traits["titled"] and not keeps.title:
+        said.append(ngettext("%(n)d title is not kept (%(p)s keeps no titles).",
+                             "%(n)d titles are not kept (%(p)s keeps no titles).", traits["titled"])
+                    % {"n": traits["titled"], "p": label})
+    if traits["tagged"] and not keeps.tags:
+        said.append(ngettext("%(n)d memory's tags are not kept.", "%(n)d memories' tags are not kept.",
+                             traits["tagged"]) % {"n": traits["tagged"]})
+    if traits["links"] and not caps.link:
+        said.append(ngettext("%(n)d link between memories stays behind (%(p)s has no links).",
+                             "%(n)d links between memories stay behind (%(p)s has no links).", traits["links"])
+                    % {"n": traits["links"], "p": label})
     if not keeps.category and total:
         said.append(_("Categories (decision, pitfall, preference…) are not kept."))
     if source.is_native and not target.is_native:
