@@ -88,3 +88,12 @@ def test_a_bad_record_in_an_engine_export_is_named_and_the_rest_imported(space, 
     assert result["added"] == 2 and result["error_count"] == 2
     assert result["errors"][0] == "mem0.json[0]: a Mem0 memory needs an id and its memory text"
     assert result["errors"][1].startswith("mem0.json[2]: contains U+D800")
+
+
+def test_the_memory_page_shows_where_an_imported_memory_came_from(space, tmp_path, client, staff):
+    path = tmp_path / "mem0.json"
+    path.write_text(json.dumps(history.mem0_memories(memories=2)))
+    importers.run(space, importers.load(path))
+    entry = Entry.objects.filter(space=space).first()
+    html = client.get(f"/spaces/imp/entries/{entry.pk}/").content.decode()
+    assert "Where it came from: mem0" in html and entry.provenance["id"] in html and "user_id" in html

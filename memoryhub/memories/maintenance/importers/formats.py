@@ -21,6 +21,8 @@ from memoryhub.memories.maintenance.importers.base import Batch, Progress
 
 Reader = Callable[[list[reading.Source], Batch, str], None]
 UNKNOWN = gettext_noop("files in no format this hub reads")
+MEDIA = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".heic", ".svg", ".mp3", ".wav", ".m4a", ".ogg", ".mp4", ".webm",
+         ".pdf", ".html", ".htm", ".dat"}  # what chat exports carry besides the conversations
 
 
 def _restore(sources: list[reading.Source], batch: Batch, origin: str) -> None:
@@ -76,7 +78,9 @@ FORMATS: dict[str, Format] = {
 
 
 def detect_source(source: reading.Source) -> str:
-    """The format of one file, or "" when it is in none this hub reads."""
+    """The format of one file, or "" when it is in none this hub reads (media files are not even opened)."""
+    if source.suffix in MEDIA:
+        return ""
     if codex.is_history(source):
         codex.refuse_history([source], Batch(), "")
     for key, fmt in FORMATS.items():

@@ -79,7 +79,7 @@ def _load_json(source: reading.Source, batch: Batch, origin: str) -> None:
 
 
 def looks_like_db(source: reading.Source) -> bool:
-    return source.path is not None and source.data()[:16] == b"SQLite format 3\x00"
+    return source.path is not None and source.prefix()[:16] == b"SQLite format 3\x00"
 
 
 def load_db(sources: list[reading.Source], batch: Batch, origin: str) -> None:

@@ -9,7 +9,6 @@ bad line is reported by its place and skipped while the rest is imported; only i
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import zipfile
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from memoryhub.core import jsonin
 from memoryhub.core.errors import ApiError
 
 MAX_FILES = 100_000  # files under one folder or in one archive
-MAX_BYTES = 2 << 30  # what one import may read, uncompressed (a zip bomb stops here, not in memory)
+MAX_BYTES = 1 << 30  # what one file may unpack to (a zip or gzip bomb stops here, not in memory)
 DOCUMENT_DEPTH = 64  # a chat export nests deeper than an API body (conversation, mapping, node, message, content…)
 HEAD_BYTES = 1 << 20  # what telling formats apart reads of a file
 SKIPPED_DIRS = {".git", "__pycache__", "node_modules"}
@@ -36,11 +35,14 @@ class Unreadable(ValueError):
 
 @dataclass
 class Source:
-    """One file to read, on disk or inside an archive; `name` is how errors name it (relative to what was given)."""
+    """One file to read, on disk or inside a zip archive, read only when asked (an export's images are never read);
+    `name` is how errors name it (relative to what was given)."""
 
     name: str
-    path: Path | None = None  # on disk (a SQLite file must be), else None
-    blob: bytes | None = None  # an archive member's bytes
+    path: Path | None = None  # on disk (a SQLite file must be)
+    archive: Path | None = None  # or the zip it is a member of
+    blob: bytes | None = None  # its bytes, once read (or given)
+    _prefix: bytes | None = field(default=None, repr=False)
     _parsed: Any = field(default=None, repr=False)
     _parsed_ok: bool = field(default=False, repr=False)
 
@@ -53,15 +55,32 @@ class Source:
     def stem(self) -> str:
         return PurePosixPath(self.name).name.split(".")[0]
 
+    def _read(self, limit: int) -> bytes:
+        """Up to `limit` bytes (uncompressed, a gzip layer looked through)."""
+        try:
+            if self.archive is not None:
+                with zipfile.ZipFile(self.archive) as archive, archive.open(self.name) as member:
+                    return _ungzipped(self, member, limit)
+            with self.path.open("rb") as f:
+                return _ungzipped(self, f, limit)
+        except (OSError, zipfile.BadZipFile, EOFError) as exc:
+            raise Unreadable(f"{self.name}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from exc
+
     def data(self) -> bytes:
         if self.blob is None:
-            try:
-                self.blob = self.path.read_bytes()
-            except OSError as exc:
-                raise Unreadable(f"{self.name}: cannot be read ({exc.strerror or exc})") from exc
-            if self.name.lower().endswith(".gz"):
-                self.blob = _gunzip(self.name, self.blob)
+            blob = self._read(MAX_BYTES + 1)
+            if len(blob) > MAX_BYTES:
+                raise Unreadable(f"{self.name} is more than {MAX_BYTES >> 30} GiB; import a part of it")
+            self.blob = blob
         return self.blob
+
+    def prefix(self) -> bytes:
+        """The file's first HEAD_BYTES, for telling formats apart without reading it all."""
+        if self.blob is not None:
+            return self.blob[:HEAD_BYTES]
+        if self._prefix is None:
+            self._prefix = self._read(HEAD_BYTES)
+        return self._prefix
 
     def text(self) -> str:
         return self.data().decode("utf-8", errors="replace")
@@ -80,7 +99,7 @@ class Source:
     def head(self, n: int = 20) -> list[dict]:
         """The first JSON objects of a JSON-lines file, for telling formats apart (bad lines are passed over)."""
         found = []
-        for line in self.data()[:HEAD_BYTES].decode("utf-8", errors="replace").splitlines()[:200]:
+        for line in self.prefix().decode("utf-8", errors="replace").splitlines()[:200]:
             try:
                 value = json.loads(line)
             except ValueError:
@@ -90,6 +109,16 @@ class Source:
                 if len(found) >= n:
                     break
         return found
+
+
+def _ungzipped(source: Source, f, limit: int) -> bytes:
+    if not source.name.lower().endswith(".gz"):
+        return f.read(limit)
+    try:
+        with gzip.GzipFile(fileobj=f) as unpacked:
+            return unpacked.read(limit)
+    except (OSError, EOFError) as exc:
+        raise Unreadable(f"{source.name} is not a gzip file this hub can read ({exc})") from exc
 
 
 def sources(path: Path) -> list[Source]:
@@ -113,31 +142,12 @@ def sources(path: Path) -> list[Source]:
 def _members(path: Path) -> list[Source]:
     try:
         with zipfile.ZipFile(path) as archive:
-            infos = [i for i in archive.infolist() if not i.is_dir() and not i.filename.startswith("__MACOSX/")]
-            if len(infos) > MAX_FILES:
-                raise Unreadable(f"{path.name} holds more than {MAX_FILES:,} files")
-            if sum(i.file_size for i in infos) > MAX_BYTES:
-                raise Unreadable(f"{path.name} unpacks to more than {MAX_BYTES >> 30} GiB; import a part of it")
-            members = []
-            for info in infos:
-                blob = archive.read(info)
-                if info.filename.lower().endswith(".gz"):
-                    blob = _gunzip(info.filename, blob)
-                members.append(Source(info.filename, blob=blob))
-            return members
-    except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as exc:  # RuntimeError: encrypted
+            names = [i.filename for i in archive.infolist() if not i.is_dir() and not i.filename.startswith("__MACOSX/")]
+    except (zipfile.BadZipFile, OSError) as exc:
         raise Unreadable(f"{path.name} is not a zip archive this hub can read ({exc})") from exc
-
-
-def _gunzip(name: str, blob: bytes) -> bytes:
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(blob)) as f:
-            out = f.read(MAX_BYTES + 1)
-    except (OSError, EOFError) as exc:
-        raise Unreadable(f"{name} is not a gzip file this hub can read ({exc})") from exc
-    if len(out) > MAX_BYTES:
-        raise Unreadable(f"{name} unpacks to more than {MAX_BYTES >> 30} GiB; import a part of it")
-    return out
+    if len(names) > MAX_FILES:
+        raise Unreadable(f"{path.name} holds more than {MAX_FILES:,} files")
+    return [Source(name, archive=path) for name in sorted(names)]
 
 
 def lines(source: Source, problems: list[str]) -> Iterator[tuple[int, dict]]:
