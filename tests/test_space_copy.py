@@ -104,13 +104,14 @@ def test_nothing_leaves_the_source_until_a_person_removes_what_arrived(native, m
 
 def test_a_native_copy_keeps_turns_links_summaries_and_archive_marks(native):
     turn = Entry.objects.get(space=native, kind=Kind.TURN)
-    Entry.objects.filter(pk=turn.pk).update(summary="A model's line about 老王")
+    Entry.objects.filter(pk=turn.pk).update(summary="A model's line about 老王", category="companion")
     marks.archive(native, [Entry.objects.get(space=native, title="NAS").pk])
     target = MemorySpace.objects.create(slug="other", name="Other")
     result = copies.run(copies.pair(native, target))
     assert result["committed"] == 3 and result["linked"] == 1
     copied = Entry.objects.get(space=target, kind=Kind.TURN)
     assert copied.body == turn.body and copied.summary == "A model's line about 老王" and copied.session_id == "s1"
+    assert copied.category == "companion"  # as a person set it, not as the rules would say
     assert Entry.objects.get(space=target, title="NAS").archived
     assert Edge.objects.filter(source__space=target, edge_type="causal", weight=0.8).count() == 2
     assert target.facts.filter(predicate="nickname", value="老王").exists()

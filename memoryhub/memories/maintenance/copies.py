@@ -209,7 +209,7 @@ def _memories(source: MemorySpace, target: MemorySpace) -> Iterator[tuple[str, D
             if not page:
                 return
             for entry in page:
-                yield str(entry.pk), _entry_draft(entry, source), entry
+                yield str(entry.pk), _entry_draft(entry, source, target), entry
             last = page[-1].pk
     else:
         for record in _records(source, limit=BROWSE_LIMIT):
@@ -239,11 +239,14 @@ def _records(source: MemorySpace, *, limit: int) -> Iterator[Record]:
         provider.close()
 
 
-def _entry_draft(entry: Entry, source: MemorySpace) -> Draft:
-    """A native entry as a write: a turn gives its two sides back (the gateway rebuilds the same body). Copies are a
-    backfill, like imports: they call no model (the entry's own summary is put back after the write)."""
+def _entry_draft(entry: Entry, source: MemorySpace, target: MemorySpace) -> Draft:
+    """A native entry as a write. Into a native space a turn gives its two sides back (the gateway rebuilds the same
+    body and reads facts from the user's side); elsewhere it goes as its body with its own title and category, which
+    the gateway would otherwise derive again. Copies are a backfill, like imports: they call no model (the entry's
+    own summary is put back after the write)."""
     user, assistant = "", ""
-    if entry.kind == Kind.TURN and entry.body.startswith("User: ") and "\n\nAssistant: " in entry.body:
+    if (target.is_native and entry.kind == Kind.TURN and entry.body.startswith("User: ")
+            and "\n\nAssistant: " in entry.body):
         user, _sep, assistant = entry.body.removeprefix("User: ").partition("\n\nAssistant: ")
     return Draft(kind=entry.kind if entry.kind != Kind.DIGEST else Kind.NOTE, user=user, assistant=assistant,
                  title=entry.title, body=entry.body, summary=entry.summary, category=entry.category,
@@ -287,8 +290,10 @@ def _keep_marks(entry: Entry | None, made: Entry, actor: str) -> None:
     """What a native entry had beyond its text, onto its copy: a model summary, the archive mark."""
     if entry is None:
         return
+    if made.category != entry.category:  # a person's correction, or a rule that has changed since
+        gateway.edit(made, category=entry.category, actor=actor)
     if entry.kind == Kind.TURN and entry.summary and made.summary != entry.summary:
-        gateway.summarize(made, entry.summary)
+        gateway.summarize(made, entry.summary)  # after edit(), which makes a summary of its own
     if entry.archived and not made.archived:
         marks.archive(made.space, [made.pk], actor=actor, detail=f"archived in {entry.space.slug}")
 
