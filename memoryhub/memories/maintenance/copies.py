@@ -32,7 +32,7 @@ from memoryhub.memories.models import (
     CATEGORIES, CopyReceipt, Edge, EdgeType, Entry, Kind, RemoteWrite, Source, SpaceCopy,
 )
 from memoryhub.memories.text.categories import classify
-from memoryhub.memories.write import gateway, marks
+from memoryhub.memories.write import gateway, marks, remote as remote_writes
 from memoryhub.memories.write.drafts import Draft
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.provider_services import provider_for, record_space_error
@@ -44,7 +44,7 @@ SENT = (State.COMMITTED, State.ACCEPTED, State.PENDING_VERIFICATION)  # arrived,
 REMOVABLE = (State.COMMITTED, State.ACCEPTED)  # what the source may lose once a person says so
 EXPLICIT_LINKS = (EdgeType.CAUSAL, EdgeType.SEMANTIC, EdgeType.SUPERSEDES)  # temporal and entity edges regrow
 PAGE = 100  # source memories read at a time
-REMOTE_BATCH = 20  # third-party writes between progress points (each is a request)
+REMOTE_BATCH = remote_writes.WORKERS  # third-party writes a batch: one round of requests in flight under its deadline
 BROWSE_LIMIT = 100_000  # records read from a third-party source at most
 PREVIEW_LIMIT = 2_000  # records a preview counts of a third-party source before it says "at least"
 
