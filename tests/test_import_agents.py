@@ -250,3 +250,9 @@ def test_a_deep_copy_of_the_hooks_fixture_in_a_zip_is_read_the_same(space, tmp_p
                              {f"-home-wang-ledger/{SESSION}.jsonl": (tmp_path / f"{SESSION}.jsonl").read_bytes()})
     assert [d.user for d in importers.load(archive).items] == [d.user for d in
                                                                importers.load(tmp_path / f"{SESSION}.jsonl").items]
+
+
+def test_a_session_whose_directory_is_no_path_here_goes_into_the_chosen_space(space, tmp_path):
+    folder = history.claude_code_project(tmp_path / "projects", sessions=1, turns=2, cwd="C:\\Users\\wang\\ledger")
+    result = importers.run(space, importers.load(folder), by_workspace=True)
+    assert result["added"] == 2 and result["targets"][0]["space"] == "imp" and not Workspace.objects.exists()

@@ -80,7 +80,7 @@ class Batch:
         self.items.append(draft)
         if where:
             self.where[draft.idempotency_key] = where
-        if workspace:
+        if workspace.startswith("/"):  # a POSIX project directory (another machine's C:\\ path names none here)
             self.workspaces[draft.idempotency_key] = workspace
 
     def skip(self, reason: str, n: int = 1) -> None:
