@@ -6,7 +6,7 @@ from bench.setup import django_on_temp_data
 
 django_on_temp_data()
 
-from bench import facts, ingest, locomo, redaction, scale  # noqa: E402
+from bench import facts, imports, ingest, locomo, redaction, scale  # noqa: E402
 
 
 def speed_ms() -> float:
@@ -23,3 +23,4 @@ print(locomo.report(locomo.run()), flush=True)
 print(facts.report(facts.run()), flush=True)
 print(scale.report(scale.run()), flush=True)
 print(ingest.report(ingest.run(reads=True)), flush=True)
+print(imports.report(imports.run()), flush=True)

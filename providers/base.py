@@ -66,6 +66,29 @@ class Capabilities:
         return asdict(self)
 
 
+TEXT_KEPT = ("verbatim", "extracted")
+
+
+@dataclass(frozen=True)
+class Keeps:
+    """What a memory written through `remember` still has when it is read back (browse, get): what a copy into this
+    provider keeps, so the copy preview can name the rest. Links are `capabilities.link`, asynchronous extraction is
+    `capabilities.write_mode`; sessions, topics and facts are the hub's own and stay with native spaces."""
+
+    text: str = "verbatim"  # verbatim | extracted (the engine rewrites, splits or merges what it is sent)
+    title: bool = False
+    category: bool = False
+    tags: bool = False
+    dates: bool = False  # the memory's own date, not the time it was written
+
+    def __post_init__(self) -> None:
+        if self.text not in TEXT_KEPT:
+            raise ValueError(f"Keeps.text must be one of {TEXT_KEPT}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 def gettext_noop(text: str) -> str:
     """Marks a declared label, help text or description for translation: makemessages collects it and the dashboard
     shows it in the reader's language. Adapters stay free of Django, so the text itself is returned unchanged."""
@@ -159,6 +182,7 @@ class Provider:
     workspace_binding: ClassVar[str] = "provider-global"  # automatic | optional-override | provider-global
     score_semantics: ClassVar[str] = "none"  # normalized | native | none
     capabilities: ClassVar[Capabilities] = Capabilities()
+    keeps: ClassVar[Keeps] = Keeps()
     service_fields: ClassVar[tuple[Field, ...]] = ()
     space_fields: ClassVar[tuple[Field, ...]] = ()
     description: ClassVar[str] = ""

@@ -21,7 +21,9 @@ import threading
 from typing import Any
 
 from memoryhub.core.redaction import mask_near
-from providers.base import Capabilities, Field, Provider, ProviderError, Receipt, Record, SpaceConfigError, gettext_noop
+from providers.base import (
+    Capabilities, Field, Keeps, Provider, ProviderError, Receipt, Record, SpaceConfigError, gettext_noop,
+)
 
 QUERY_CHARS = 5000
 CURATE_TIMEOUT = 120.0  # curation runs the CLI's own LLM; the brv docs and Hermes allow it two minutes
@@ -51,6 +53,7 @@ class ByteRoverProvider(Provider):
     workspace_binding = "optional-override"
     score_semantics = "none"
     capabilities = Capabilities(search=True, remember=True, write_mode="async", deletion_mode="none")
+    keeps = Keeps(text="extracted")
     write_seconds = CURATE_TIMEOUT
     service_fields = (
         Field('cliPath', gettext_noop('brv CLI path'), input='path'),

@@ -6,7 +6,7 @@ import uuid
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record, SpaceConfigError, gettext_noop
+from providers.base import Capabilities, Field, Keeps, ProviderError, Receipt, Record, SpaceConfigError, gettext_noop
 from providers.http import HttpProvider
 
 BUDGETS = ("low", "mid", "high")
@@ -29,6 +29,7 @@ class HindsightProvider(HttpProvider):
     score_semantics = "normalized"
     capabilities = Capabilities(search=True, browse=True, graph=True, entities=True, related=True, remember=True,
                                 get=True, write_mode="async", forget=True, deletion_mode="invalidate")
+    keeps = Keeps(text="extracted", title=True, category=True, tags=True, dates=True)
     service_fields = (
         Field('endpoint', gettext_noop('Endpoint'), input='url', required=True),
         Field('apiKey', gettext_noop('API key'), input='secret', secret=True),

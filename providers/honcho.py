@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record, SpaceError, gettext_noop
+from providers.base import Capabilities, Field, Keeps, ProviderError, Receipt, Record, SpaceError, gettext_noop
 from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 PAGE_MAX = 100
@@ -19,6 +19,7 @@ class HonchoProvider(HttpProvider):
     score_semantics = "native"
     capabilities = Capabilities(search=True, browse=True, remember=True, get=True, write_mode="exact", forget=True,
                                 deletion_mode="hard")
+    keeps = Keeps()
     service_fields = (
         Field("endpoint", gettext_noop("Endpoint"), input="url", required=True, default="https://api.honcho.dev",
               help=gettext_noop("Honcho API base URL (a local server is usually http://localhost:8000).")),

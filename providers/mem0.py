@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record, SpaceError, gettext_noop
+from providers.base import Capabilities, Field, Keeps, ProviderError, Receipt, Record, SpaceError, gettext_noop
 from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 MODES = ("platform", "self-hosted")
@@ -23,6 +23,7 @@ class Mem0Provider(HttpProvider):
     score_semantics = "normalized"
     capabilities = Capabilities(search=True, browse=True, remember=True, get=True, write_mode="async", forget=True,
                                 deletion_mode="hard")
+    keeps = Keeps(text="extracted", title=True, category=True, tags=True, dates=True)
     service_fields = (
         Field("endpoint", gettext_noop("Endpoint"), input="url", required=True, default="https://api.mem0.ai",
               help=gettext_noop("https://api.mem0.ai for the Platform, or your self-hosted server's URL.")),
@@ -196,7 +197,8 @@ class Mem0Provider(HttpProvider):
             text=pick(item, "memory", str, "memory"),
             title=str(metadata.get("title") or ""),
             category=str(metadata.get("category") or "general"),
-            at=pick(item, "created_at", str, "memory", default=""),
+            # The memory's own date when the hub sent one (keeps.dates), else when Mem0 made it.
+            at=str(metadata.get("at") or "") or pick(item, "created_at", str, "memory", default=""),
             tags=[str(t) for t in tags] if isinstance(tags, list) else [],
             score=None if score is None else float(score),
             extra={k: item[k] for k in ("user_id", "agent_id", "categories", "updated_at") if k in item},

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from providers.base import (
-    Capabilities, Field, ProviderError, Receipt, Record, SpaceConfigError, SpaceError, gettext_noop,
+    Capabilities, Field, Keeps, ProviderError, Receipt, Record, SpaceConfigError, SpaceError, gettext_noop,
 )
 from providers.http import HttpProvider
 
@@ -73,6 +73,7 @@ class OpenVikingProvider(HttpProvider):
     score_semantics = "normalized"
     capabilities = Capabilities(search=True, browse=True, graph=True, remember=True, get=True, write_mode="verified",
                                 forget=True, deletion_mode="controlled-hard")
+    keeps = Keeps()
     verifies_writes = True
     discovers = True
     service_fields = (

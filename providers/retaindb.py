@@ -11,7 +11,7 @@ import hashlib
 from typing import Any
 from urllib.parse import quote
 
-from providers.base import Capabilities, Field, ProviderError, Receipt, Record, gettext_noop
+from providers.base import Capabilities, Field, Keeps, ProviderError, Receipt, Record, gettext_noop
 from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
 MEMORY_TYPES = {"preference": "preference", "goal": "goal", "instruction": "instruction", "event": "event",
@@ -27,6 +27,7 @@ class RetainDBProvider(HttpProvider):
     score_semantics = "normalized"
     capabilities = Capabilities(search=True, browse=True, remember=True, get=True, write_mode="verified",
                                 forget=True, deletion_mode="hard")
+    keeps = Keeps()
     verifies_writes = True
     service_fields = (
         Field("endpoint", gettext_noop("Endpoint"), input="url", required=True, default="https://api.retaindb.com"),

@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from providers.base import (
-    Capabilities, Field, ProviderError, Receipt, Record, SpaceConfigError, SpaceError, gettext_noop,
+    Capabilities, Field, Keeps, ProviderError, Receipt, Record, SpaceConfigError, SpaceError, gettext_noop,
 )
 from providers.http import HttpProvider, expect, failed_write, pick, text_id
 
@@ -26,6 +26,7 @@ class SupermemoryProvider(HttpProvider):
     score_semantics = "normalized"
     capabilities = Capabilities(search=True, browse=True, graph=True, remember=True, get=True, write_mode="async",
                                 forget=True, deletion_mode="provider-forget")
+    keeps = Keeps(text="extracted", title=True, category=True, tags=True)
     service_fields = (
         Field("endpoint", gettext_noop("Endpoint"), input="url", required=True, default="https://api.supermemory.ai"),
         Field("apiKey", gettext_noop("API key"), input="secret", required=True, secret=True),

@@ -154,6 +154,14 @@ ROWS: dict[str, Row] = {
         "path": w["files"]["history"], "format": "auto", "action": "import"}),
     "retag_origin": space_row(methods=("POST",), post=lambda w, s: {
         "path": w["files"]["sessions"], "origin": "qq", "action": "apply"}),
+    "space_export": space_row(methods=("POST",), changes=False, post=lambda w, s: {
+        "format": "jsonl", "confirm_vault": "1"}),
+    "export_all": Row(methods=("GET", "POST"), args=none, changes=False, post=lambda w, s: {
+        "format": "markdown", "include_vault": "1"}),
+    "space_copy": Row(spaces=("open", "vault", "third"), query=lambda w, s: {"to": "open" if s == "third" else ""}),
+    "copy_start": Row(methods=("POST",), spaces=("open",), outside=True, post=lambda w, s: {"to": "third"}),
+    "copy_forget": Row(methods=("POST",), spaces=("open",), post=lambda w, s: {"to": "third", "confirm": "1"}),
+    "copy_job": space_row(args=lambda w, s: {"slug": s, "job_id": w["persona_jobs"][s]}),
     "pack_export": space_row(),
     "pack_import": Row(methods=("POST",), args=none, post=lambda w, s: {
         "pack": SimpleUploadedFile("open.tar.gz", w["pack"]), "slug": "copied"}),

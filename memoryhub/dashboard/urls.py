@@ -1,8 +1,8 @@
 from django.urls import path
 
 from memoryhub.dashboard.views import (
-    audit, charts, choose, connect, entities, facts, graph, jobs, maintenance, memories, notebooks, persona, providers,
-    recall, spaces, tokens, topics, tuning, vault, workspaces, writes,
+    audit, charts, choose, connect, copies, entities, exports, facts, graph, imports, jobs, maintenance, memories,
+    notebooks, persona, providers, recall, spaces, tokens, topics, tuning, vault, workspaces, writes,
 )
 
 app_name = "dashboard"
@@ -40,7 +40,7 @@ urlpatterns = [
     path("spaces/<slug:slug>/feedback/", entities.record_feedback, name="memory_feedback"),
     path("spaces/<slug:slug>/graph.json", graph.graph_data, name="graph_data"),
     path("spaces/<slug:slug>/charts/", charts.charts, name="charts"),
-    # space maintenance: consolidation, gc, compaction, history import, packs, origin re-tag
+    # space maintenance: consolidation, gc, compaction, history import and export, packs, origin re-tag
     path("spaces/<slug:slug>/maintenance/", maintenance.maintenance, name="maintenance"),
     path("spaces/<slug:slug>/maintenance/jobs/<int:job_id>/", maintenance.job_progress, name="maintenance_job"),
     path("spaces/<slug:slug>/maintenance/consolidate/", maintenance.consolidate_apply, name="consolidate"),
@@ -49,10 +49,17 @@ urlpatterns = [
     path("spaces/<slug:slug>/maintenance/gc/<int:entry_id>/keep/", maintenance.gc_keep, name="gc_keep"),
     path("spaces/<slug:slug>/maintenance/compact/", maintenance.compact_start, name="compact"),
     path("spaces/<slug:slug>/maintenance/embed/", maintenance.embed_start, name="embed"),
-    path("spaces/<slug:slug>/maintenance/import/", maintenance.import_history, name="import_history"),
-    path("spaces/<slug:slug>/maintenance/retag/", maintenance.retag_origin, name="retag_origin"),
+    path("spaces/<slug:slug>/maintenance/import/", imports.import_history, name="import_history"),
+    path("spaces/<slug:slug>/maintenance/retag/", imports.retag_origin, name="retag_origin"),
+    path("spaces/<slug:slug>/maintenance/export/", exports.space_export, name="space_export"),
     path("spaces/<slug:slug>/maintenance/pack/", maintenance.pack_export, name="pack_export"),
     path("packs/import/", maintenance.pack_import, name="pack_import"),
+    path("export/", exports.export_all, name="export_all"),
+    # move or copy a space into another (any engine), with receipts; then, if asked, remove what arrived
+    path("spaces/<slug:slug>/copy/", copies.copy_page, name="space_copy"),
+    path("spaces/<slug:slug>/copy/start/", copies.copy_start, name="copy_start"),
+    path("spaces/<slug:slug>/copy/forget/", copies.copy_forget, name="copy_forget"),
+    path("spaces/<slug:slug>/copy/jobs/<int:job_id>/", copies.copy_job, name="copy_job"),
     # provider services, jobs, API tokens
     path("providers/", providers.provider_list, name="providers"),
     path("providers/<str:kind>/", providers.provider_save, name="provider_save"),

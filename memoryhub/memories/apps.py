@@ -13,7 +13,7 @@ class MemoriesConfig(AppConfig):
         from memoryhub.jobs import registry
         from memoryhub.memories import tasks
         from memoryhub.memories.growth import enrich, topics
-        from memoryhub.memories.maintenance import gc
+        from memoryhub.memories.maintenance import copies, gc
         from memoryhub.memories.notebooks import export
         from memoryhub.memories.search import fulltext, vectors
         from memoryhub.memories.write import events, gateway
@@ -29,6 +29,8 @@ class MemoriesConfig(AppConfig):
         registry.job("retag_origin", gettext_noop("Origin re-tag"), tasks.retag_origin)
         registry.job("embed", gettext_noop("Embedding"), tasks.embed_space)
         registry.job("memory_md", gettext_noop("MEMORY.md export"), export.regenerate_job)
+        registry.job("space_copy", gettext_noop("Space copy"), copies.run_job)
+        registry.job("copy_forget", gettext_noop("Copied memories removed from the source"), copies.forget_job)
 
         # Tasks without a Job row; the schedules (migrations 0004, 0010–0012, 0014) store these paths.
         registry.task("enrich", enrich.run)

@@ -101,6 +101,9 @@ class Entry(models.Model):
     origin = models.CharField(max_length=60, default="local", db_index=True)
     channel = models.CharField(max_length=200, blank=True, help_text="Channel ids, e.g. group 123#u456.")
     chat = models.JSONField(default=dict, blank=True, help_text="The bridged chat the turn came from (channels.py).")
+    provenance = models.JSONField(default=dict, blank=True,
+                                  help_text="Where an imported or copied memory came from: the system, its id there and "
+                                            "the metadata it had (maintenance/importers, copies.py).")
     importance = models.PositiveSmallIntegerField(default=3)
     hits = models.PositiveIntegerField(default=0)
     last_accessed_at = models.DateTimeField(null=True, blank=True)
@@ -421,3 +424,43 @@ class Notebook(models.Model):
 
     def __str__(self) -> str:
         return f"{self.workspace.slug if self.workspace_id else 'global'}/{self.get_target_display()}"
+
+
+class SpaceCopy(models.Model):
+    """A person's copy of one space's memories into another (maintenance/copies.py), kept with a receipt per memory
+    so a second run sends only what has not arrived, and the source loses nothing until the person says so."""
+
+    source = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="copies_out")
+    target = models.ForeignKey(MemorySpace, on_delete=models.CASCADE, related_name="copies_in")
+    created_by = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    forgotten_at = models.DateTimeField(null=True, blank=True,
+                                        help_text="When a person last removed the copied memories from the source.")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["source", "target"], name="spacecopy_unique_pair")]
+
+    def __str__(self) -> str:
+        return f"{self.source} → {self.target}"
+
+
+class CopyReceipt(models.Model):
+    """What became of one source memory in the target: the target's receipt state (RemoteWrite.State), its id there,
+    and whether the person has since removed it from the source."""
+
+    copy = models.ForeignKey(SpaceCopy, on_delete=models.CASCADE, related_name="receipts")
+    source_id = models.CharField(max_length=500, help_text="The entry's id, or the engine's record id.")
+    state = models.CharField(max_length=24, choices=RemoteWrite.State.choices, db_index=True)
+    target_id = models.CharField(max_length=1000, blank=True, help_text="The entry, record id or URI in the target.")
+    error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=1)
+    source_forgotten = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["copy", "source_id"], name="copyreceipt_unique_source")]
+
+    def __str__(self) -> str:
+        return f"{self.copy_id}:{self.source_id} {self.state}"

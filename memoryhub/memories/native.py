@@ -11,7 +11,7 @@ from memoryhub.core.ids import row_id
 from memoryhub.memories.models import EDGE_TYPES, Category, Edge, EdgeType, EntityRef, Entry, OpLog
 from memoryhub.memories.search import fulltext as search
 from memoryhub.memories.write import gateway
-from providers.base import Capabilities, Provider, ProviderError, Receipt, Record, gettext_noop
+from providers.base import Capabilities, Keeps, Provider, ProviderError, Receipt, Record, gettext_noop
 
 
 def entry_record(entry: Entry, score: float | None = None, full: bool = True) -> Record:
@@ -32,6 +32,7 @@ class NativeProvider(Provider):
         search=True, browse=True, graph=True, entities=True, related=True, remember=True, link=True,
         forget=True, get=True, write_mode="exact", deletion_mode="soft",
     )
+    keeps = Keeps(title=True, category=True, tags=True, dates=True)
     description = gettext_noop(
         "The built-in store: exact writes, full-text search (English and Chinese), a typed graph.")
 

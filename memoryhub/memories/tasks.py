@@ -114,11 +114,16 @@ def compact_storage(job: Job) -> dict:
 
 def import_history(job: Job) -> dict:
     """Backfill a file or directory into the job's space, with progress; re-running adds nothing."""
-    job_progress(job, 2, gettext_noop("reading the file"))
+    job_progress(job, 1, gettext_noop("reading the file"))
     params = job.params
-    batch = importers.load(Path(params["path"]), params.get("format", "auto"), params.get("origin", "local"))
-    return importers.run(job.space, batch, actor=job.params.get("actor", "import"),
-                         progress=lambda p, m, **a: job_progress(job, p, m, **a))
+
+    def progress(percent, message, **args):
+        job_progress(job, percent, message, **args)
+
+    batch = importers.load(Path(params["path"]), params.get("format", "auto"), params.get("origin", "local"),
+                           progress=progress)
+    return importers.run(job.space, batch, actor=params.get("actor", "import"), progress=progress,
+                         by_workspace=bool(params.get("by_workspace")))
 
 
 def retag_origin(job: Job) -> dict:

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from providers.base import (
-    Capabilities, Field, Provider, ProviderError, Receipt, Record, SpaceConfigError, SpaceError, gettext_noop,
+    Capabilities, Field, Keeps, Provider, ProviderError, Receipt, Record, SpaceConfigError, SpaceError, gettext_noop,
 )
 from providers.holographic.store import FactStore
 from providers.holographic.text import entities, jaccard, tokens
@@ -35,6 +35,7 @@ class HolographicProvider(Provider):
     score_semantics = "normalized"
     capabilities = Capabilities(search=True, browse=True, graph=True, entities=True, related=True, remember=True,
                                 get=True, write_mode="exact", forget=True, deletion_mode="hard")
+    keeps = Keeps(title=True, category=True, tags=True, dates=True)
     has_trust = True
     service_fields = (
         Field('dataPath', gettext_noop("Folder for the spaces' stores (blank: the hub's data directory); "

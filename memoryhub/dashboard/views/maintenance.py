@@ -1,15 +1,11 @@
-"""Space maintenance: consolidation preview/apply/undo, gc suggestions, compaction, history import, packs, re-tag,
-embeddings.
+"""Space maintenance: consolidation preview/apply/undo, gc suggestions, compaction, packs, embeddings (history import,
+re-tag and export have their own views: imports.py, exports.py).
 
 Everything that changes data runs as a Job with a progress bar; previews and dry runs change nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
-from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -21,11 +17,11 @@ from memoryhub.audit.actions import Action
 from memoryhub.dashboard.access import audited, person_may, space_context, space_for_user
 from memoryhub.dashboard.partials import after_action
 from memoryhub.dashboard.views.jobs import ACTIVE, outcome
+from memoryhub.dashboard.views.imports import import_form
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
-from memoryhub.memories.maintenance import consolidate, gc, importers, packs
+from memoryhub.memories.maintenance import consolidate, gc, packs
 from memoryhub.memories.search import vectors
-from memoryhub.memories.maintenance.importers import retag
 from memoryhub.memories.models import ConsolidationRun, Entry
 from memoryhub.spaces.models import MemorySpace
 
@@ -67,7 +63,7 @@ def _job_response(request: HttpRequest, space: MemorySpace, job: Job, started: b
 def maintenance(request: HttpRequest, slug: str) -> HttpResponse:
     space = space_for_user(request, slug, native=True)
     context = {**space_context(space, "maintenance"), **sections(space),
-               "formats": [(k, label) for k, (label, _loader) in importers.FORMATS.items()]}
+               **import_form()}
     return render(request, TEMPLATE, context)
 
 
@@ -134,66 +130,6 @@ def embed_start(request: HttpRequest, slug: str) -> HttpResponse:
     job = runner.enqueue("embed", space=space, user=request.user)
     audited(request, Action.SPACE_EMBED, space.slug, after={"job": job.pk})
     return _job_response(request, space, job)
-
-
-def _import_source(request: HttpRequest) -> Path:
-    """An uploaded file (stored under the data dir by its content hash, so the same file is the same path) or a
-    path on the server."""
-    upload = request.FILES.get("file")
-    if upload:
-        data = upload.read()
-        folder = Path(settings.DATA_DIR) / "imports"
-        folder.mkdir(exist_ok=True)
-        name = Path(upload.name).name
-        target = folder / f"{hashlib.sha256(data).hexdigest()[:16]}-{name}"
-        target.write_bytes(data)
-        return target
-    path = Path(request.POST.get("path", "").strip()).expanduser()
-    if not request.POST.get("path", "").strip() or not path.exists():
-        raise ValueError(_("Choose a file to upload or give a path that exists on the server."))
-    return path
-
-
-@require_POST
-@person_may(Perm.IMPORT)
-def import_history(request: HttpRequest, slug: str) -> HttpResponse:
-    """A dry run shows what would be imported; "import" starts the job."""
-    space = space_for_user(request, slug, native=True)
-    fmt, origin = request.POST.get("format", "auto"), request.POST.get("origin", "").strip() or "local"
-    try:
-        source = _import_source(request)
-        if request.POST.get("action") == "import":
-            job = runner.enqueue("import_history", space=space, user=request.user, params={
-                "path": str(source), "format": fmt, "origin": origin, "actor": request.user.username})
-            audited(request, Action.SPACE_IMPORT, space.slug, after={"job": job.pk, "path": str(source),
-                                                                   "format": fmt, "origin": origin})
-            return _job_response(request, space, job)
-        result = importers.run(space, importers.load(source, fmt, origin), dry_run=True)
-    except (ValueError, OSError, KeyError) as exc:
-        return _render(request, "import-result", {"space": space, "error": str(exc)})
-    return _render(request, "import-result", {"space": space, "result": result, "source": str(source),
-                                              "format": fmt, "origin": origin})
-
-
-@require_POST
-@person_may(Perm.IMPORT)
-def retag_origin(request: HttpRequest, slug: str) -> HttpResponse:
-    """Preview which entries a sessions.json map would re-label; "apply" starts the job."""
-    space = space_for_user(request, slug, native=True)
-    origin = request.POST.get("origin", "").strip() or "qq"
-    try:
-        source = _import_source(request)
-        if request.POST.get("action") == "apply":
-            job = runner.enqueue("retag_origin", space=space, user=request.user,
-                                 params={"path": str(source), "origin": origin, "actor": request.user.username})
-            audited(request, Action.SPACE_RETAG, space.slug, after={"job": job.pk, "path": str(source),
-                                                                   "origin": origin})
-            return _job_response(request, space, job)
-        changes = retag.preview(space, retag.load_mapping(source, origin))
-    except (ValueError, OSError) as exc:
-        return _render(request, "retag-result", {"space": space, "error": str(exc)})
-    return _render(request, "retag-result", {"space": space, "changes": changes[:50], "total": len(changes),
-                                             "source": str(source), "origin": origin})
 
 
 @require_GET

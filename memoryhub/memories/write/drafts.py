@@ -41,6 +41,7 @@ class Draft:
     importance: int = 3
     idempotency_key: str = ""
     writer: str = ""
+    provenance: dict = field(default_factory=dict)  # an imported or copied memory's source system, id, metadata
 
 
 @dataclass

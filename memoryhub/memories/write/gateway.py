@@ -25,7 +25,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memoryhub.core import sql
-from memoryhub.core.redaction import opaque_id, redact
+from memoryhub.core.redaction import opaque_id, redact, redact_value
 from memoryhub.jobs import runner
 from memoryhub.memories.channels import USER_MARK
 from memoryhub.memories.facts import slots as facts
@@ -154,7 +154,7 @@ def _redacted(draft: Draft) -> tuple[Draft, int]:
     draft = replace(draft, user=user, assistant=assistant, title=clean(draft.title), body=clean(draft.body),
                     summary=clean(draft.summary), tags=[clean(t) for t in draft.tags],
                     related=[clean(r) for r in draft.related], channel=channel_ids(draft.channel),
-                    chat={k: clean(v) for k, v in draft.chat.items()},
+                    chat={k: clean(v) for k, v in draft.chat.items()}, provenance=redact_value(draft.provenance),
                     session_id=opaque_id(draft.session_id), idempotency_key=opaque_id(draft.idempotency_key))
     if draft.kind == Kind.TURN and (user or assistant):
         question, answer = rule_summary(user, 120), rule_summary(assistant, 120)
@@ -187,6 +187,7 @@ def _new_entry(space: MemorySpace, draft: Draft, redactions: int) -> Entry:
         tags=draft.tags, is_test=is_test_tagged(draft.tags), related=draft.related, entities=entities,
         session_id=draft.session_id,
         source=draft.source, origin=draft.origin or "local", channel=draft.channel, chat=draft.chat,
+        provenance=draft.provenance,
         importance=draft.importance,
         content_hash=content_hash(draft.title, draft.body), idempotency_key=_stored_key(space, draft),
         redactions=redactions, enrich_pending=True,

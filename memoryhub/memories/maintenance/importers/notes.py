@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from memoryhub.memories.maintenance.importers import reading
 from memoryhub.memories.maintenance.importers.base import Batch, key_of, note
 from memoryhub.memories.models import Category
 
@@ -15,11 +14,12 @@ def entries(text: str) -> list[str]:
     return list(dict.fromkeys(e.strip() for e in text.split(DELIMITER) if e.strip()))
 
 
-def load_md(path: Path, origin: str = "local") -> Batch:
-    profile = path.name.upper().startswith("USER")
-    tag = "user-profile" if profile else "memory-md"
-    return Batch(items=[
-        note(key_of("md", tag, entry), entry, category=Category.PREFERENCE if profile else "", tags=[tag],
-             origin=origin)
-        for entry in entries(path.read_text(encoding="utf-8", errors="replace"))
-    ])
+def load_md(sources: list[reading.Source], batch: Batch, origin: str) -> None:
+    for source in sources:
+        profile = source.stem.upper().startswith("USER")
+        tag = "user-profile" if profile else "memory-md"
+        for n, entry in enumerate(entries(source.text()), 1):
+            draft = note(key_of("md", tag, entry), entry, category=Category.PREFERENCE if profile else "", tags=[tag],
+                         origin=origin)
+            if reading.clean(draft.body, f"{source.name}: entry {n}", batch.errors):
+                batch.add(draft, where=f"{source.name}: entry {n}")

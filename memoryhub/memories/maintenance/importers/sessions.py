@@ -1,16 +1,16 @@
-"""Session logs: JSONL, one message per line, plain or as many concatenated zstd frames."""
+"""Session logs: JSONL, one message per line (`{"role", "content", "timestamp", "session_id"}` or the same inside
+`"message"`), plain or as many concatenated zstd frames."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import zstandard
+from django.utils.translation import gettext_noop
 
-from memoryhub.memories.maintenance.importers import base
-from memoryhub.memories.maintenance.importers.base import Batch, key_of, when
+from memoryhub.memories.maintenance.importers import base, reading
+from memoryhub.memories.maintenance.importers.base import Batch, key_of
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+NO_ANSWER = gettext_noop("prompts that got no answer")
 
 
 def split_frames(data: bytes) -> list[bytes]:
@@ -30,7 +30,7 @@ def split_frames(data: bytes) -> list[bytes]:
             continue
         begin = end
     if begin < len(data):
-        raise ValueError(f"undecodable zstd data at byte {begin}")
+        raise reading.Unreadable(f"undecodable zstd data at byte {begin}")
     return out
 
 
@@ -51,48 +51,52 @@ def _text(content: object) -> str:
     return ""
 
 
-def parse_lines(lines: list[str], source: str, origin: str = "local") -> Batch:
+def looks_like(source: reading.Source) -> bool:
+    return any(isinstance(_message(r).get("role"), str) for r in source.head())
+
+
+def _message(event: dict) -> dict:
+    return event.get("message") if isinstance(event.get("message"), dict) else event
+
+
+def read(source: reading.Source, batch: Batch, origin: str) -> None:
     """Pair each user message with the assistant messages after it into one turn per pair."""
-    batch = Batch()
     pending: dict[str, dict] = {}
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            batch.errors.append(f"{source}:{n}: not JSON")
-            continue
-        if not isinstance(event, dict):
-            continue
-        message = event.get("message") if isinstance(event.get("message"), dict) else event
+    for n, event in reading.lines(source, batch.errors):
+        message = _message(event)
         role, text = message.get("role"), _text(message.get("content"))
-        session = str(event.get("session_id") or event.get("sessionId") or message.get("session_id") or source)
-        at = when(event.get("timestamp") or event.get("at") or event.get("created_at") or message.get("timestamp"))
+        session = str(event.get("session_id") or event.get("sessionId") or message.get("session_id") or source.stem)
+        at = reading.when(event.get("timestamp") or event.get("at") or event.get("created_at")
+                          or message.get("timestamp"))
         if role == "user" and text:
             _flush(batch, pending.pop(session, None), origin)
-            pending[session] = {"user": text, "assistant": [], "at": at, "session": session}
+            pending[session] = {"user": text, "assistant": [], "at": at, "session": session,
+                                "where": f"{source.name}:{n}"}
         elif role == "assistant" and text and session in pending:
             pending[session]["assistant"].append(text)
     for turn in pending.values():
         _flush(batch, turn, origin)
-    return batch
 
 
 def _flush(batch: Batch, turn: dict | None, origin: str) -> None:
-    if not turn or not turn["assistant"]:
+    if not turn:
+        return
+    if not turn["assistant"]:
+        batch.skip(NO_ANSWER)
         return
     assistant = "\n\n".join(turn["assistant"])
-    batch.items.append(base.turn(
+    batch.add(base.turn(
         key_of("turn", turn["session"], turn["at"] and turn["at"].isoformat(), turn["user"], assistant),
         turn["user"], assistant, at=turn["at"], session_id=turn["session"], origin=origin,
-    ))
+    ), where=turn["where"])
 
 
-def load_jsonl(path: Path, origin: str = "local") -> Batch:
-    return parse_lines(path.read_text(encoding="utf-8", errors="replace").splitlines(), path.stem, origin)
+def load_jsonl(sources: list[reading.Source], batch: Batch, origin: str) -> None:
+    for source in sources:
+        read(source, batch, origin)
 
 
-def load_zstd(path: Path, origin: str = "local") -> Batch:
-    text = b"".join(split_frames(path.read_bytes())).decode("utf-8", errors="replace")
-    return parse_lines(text.splitlines(), path.name.split(".")[0], origin)
+def load_zstd(sources: list[reading.Source], batch: Batch, origin: str) -> None:
+    for source in sources:
+        text = b"".join(split_frames(source.data())).decode("utf-8", errors="replace")
+        read(reading.Source(source.name, blob=text.encode()), batch, origin)
