@@ -20,15 +20,19 @@ DOCS = [
     ("Café notes", "Meeting at the café about résumé screening and the database migration."),
     ("Kafka", "Kafka consumer lag grew during the migration; the consumer group was rebalanced."),
     ("Unrelated", "Lunch was noodles."),
+    ("Книги", "Купили новые книги для библиотеки; старые книги отдали."),
+    ("อาหาร", "พรุ่งนี้เราจะไปกินข้าวที่ร้านอาหารใกล้บ้าน"),
+    ("O'Brien", "O'Brien's back\\slash notes: it's the café again."),
 ]
 QUERIES = ["database lock", "locking", "run job crash", "数据库", "cafe resume", "kafka consumer lag migration",
-           "PostgreSQL 队列", "nothing matches this"]
+           "PostgreSQL 队列", "nothing matches this",
+           "книга", "ร้านอาหาร", "o'brien back\\slash"]
 
 
 def fts5_relevance(docs: dict[int, str], query: str) -> dict[int, float]:
     """What SQLite's FTS5 (the reference backend) scores for these documents."""
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE VIRTUAL TABLE t USING fts5(tokens, tokenize = 'unicode61 remove_diacritics 2')")
+    db.execute(f"CREATE VIRTUAL TABLE t USING fts5(tokens, tokenize = \"{search.FTS_TOKENIZER}\")")
     db.executemany("INSERT INTO t(rowid, tokens) VALUES (?, ?)", docs.items())
     plans = search.query_plans(query)
     expression = search.match_expression(plans[0].tokens, plans[0].joiner) if plans else ""

@@ -106,3 +106,43 @@ def test_relative_dates_in_a_memory_get_their_absolute_date():
     assert resolve("我昨天去了，去年也去过，上个月没去，3天前下雨", said) == (
         "我昨天（2023年5月7日）去了，去年（2022年）也去过，上个月（2023年4月）没去，3天前（2023年5月5日）下雨")
     assert resolve("a year ago", date(2024, 2, 29)) == "a year ago (2023)"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Привет мир, новые книги", ["привет", "мир", "нов", "книг"]),          # Cyrillic, stemmed in Russian
+    ("Καλημέρα κόσμε", ["καλημερ", "κοσμ"]),                                  # Greek, accents folded
+    ("مرحبا بالعالم", ["مرحب", "عالم"]),                                      # Arabic, stemmed
+    ("שָׁלוֹם עוֹלָם", ["שלום", "עולם"]),                                       # Hebrew, points folded
+    ("กินข้าว", ["กิน", "นข้", "ข้า", "าว"]),                                   # Thai: pairs of characters with their marks
+    ("東京タワー", ["東京", "京タ", "タワ", "ワー"]),                            # kanji and katakana
+    ("학교에 갔어요", ["학교", "교에", "갔어", "어요"]),                          # Hangul: pairs inside each word
+    ("She went to the café and bought books", ["go", "cafe", "buy", "book"]),  # past forms to their verb
+])
+def test_every_script_has_tokens(text, expected):
+    assert tokenize(text) == expected
+
+
+def test_a_word_and_its_inflected_or_unaccented_forms_share_tokens():
+    assert set(tokenize("книга")) == set(tokenize("книги"))
+    assert set(tokenize("Ελληνικά")) == set(tokenize("ελληνικα"))
+    assert tokenize("naïve café") == tokenize("naive cafe")
+    assert set(tokenize("학교")) <= set(tokenize("학교에서"))  # a Korean word with its particle still matches
+
+
+def test_thai_is_cut_between_characters_never_before_a_vowel_mark():
+    text = "สวัสดีครับ วันนี้เราไปกินข้าวที่ร้านอาหารใกล้บ้าน แล้วก็ไปดูหนังกันต่อ"
+    for limit in range(2, len(text)):
+        cut = clip(text, limit).removesuffix("…")
+        assert len(clip(text, limit)) <= limit
+        assert text.startswith(cut.rstrip())
+        if cut and len(cut) < len(text):
+            following = text[len(cut)]
+            assert not __import__("unicodedata").category(following).startswith("M"), (limit, cut)
+
+
+@pytest.mark.parametrize("text, word", [
+    ("Мы решили хранить резервные копии на NAS каждую ночь. " * 3 + "Пароль от роутера записан в блокноте.", "пароль"),
+    ("Συναντηθήκαμε στο καφέ. " * 4 + "Η βάση δεδομένων θα είναι PostgreSQL.", "δεδομένων"),
+])
+def test_excerpts_of_other_scripts_keep_the_matching_sentence(text, word):
+    assert word in excerpt(text, query(word), 60).lower()

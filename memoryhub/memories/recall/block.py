@@ -12,7 +12,6 @@ preview's "why" table; the dashboard words them.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -24,7 +23,7 @@ from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.recall.dates import day, resolve
 from memoryhub.memories.recall.hits import Card
 from memoryhub.memories.text.prose import clip, excerpt, low_information
-from memoryhub.memories.text.tokens import tokenize
+from memoryhub.memories.text.tokens import tokenize, words
 from memoryhub.spaces.models import MemorySpace
 
 WHO = "## Who the user is"
@@ -34,7 +33,6 @@ TITLE_CHARS = 50
 SHORTEST_CARD = 80       # a card cut shorter than this to fit says too little: left out instead
 ALWAYS_SHARE = 2         # profile, identity and constraints take at most 1/ALWAYS_SHARE of the budget
 OTHER_FACTS_SHARE = 4    # facts unrelated to the query take at most 1/OTHER_FACTS_SHARE, after the hits
-_WORD = re.compile(r"[0-9A-Za-z\u00c0-\u024f]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 Reason = dict[str, Any]  # {"code": "hit", "rank": 2, …}: why a line is in the block, or why it is not
 
@@ -76,7 +74,7 @@ class Shown:
 def matched_words(text: str, query: set[str]) -> list[str]:
     """The words of `text` that match the query's tokens, as written, once each."""
     found: list[str] = []
-    for word in dict.fromkeys(w.lower() for w in _WORD.findall(text)):
+    for word in dict.fromkeys(w.lower() for w in words(text)):
         if set(tokenize(word)) & query:
             found.append(word)
     return found

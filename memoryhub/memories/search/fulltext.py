@@ -1,7 +1,8 @@
 """Full-text search over native entries, behind one small interface.
 
-SQLite: an FTS5 table whose rowid is the entry id, fed with our own tokens (stemmed words and
-CJK bigrams, see text.py) so 中文 and English queries both work; ranked by BM25 and the
+SQLite: an FTS5 table whose rowid is the entry id, fed with our own tokens (stemmed words, and pairs of
+characters for scripts without spaces: text/tokens.py) so 中文, English and every other script work; ranked by
+BM25 and the
 log hit boost `1 + ln(1 + hits) × 0.12`. PostgreSQL: the same tokens in a tsvector with a GIN
 index and the same BM25 (pgsearch.py). With embeddings on, query() blends in the nearest entries by
 meaning (vectors.py). Callers never see SQL or the database vendor: index(), unindex(), query().
@@ -9,6 +10,7 @@ meaning (vectors.py). Callers never see SQL or the database vendor: index(), uni
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from dataclasses import dataclass
@@ -27,6 +29,9 @@ from providers.base import ProviderError
 log = logging.getLogger(__name__)
 
 FTS_TABLE = "memories_entry_fts"
+# FTS5 splits what it is given once more: our tokens hold letters, digits and marks (a Thai vowel is a mark),
+# so all three must count as parts of a token.
+FTS_TOKENIZER = "unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
 VOCAB_TABLE = "memories_entry_fts_vocab"
 # A query word in more documents than this adds almost nothing to BM25 but makes every search
 # score tens of thousands of rows; such words are left out of the match when rarer ones exist.
@@ -49,8 +54,7 @@ def create_index(conn) -> None:
     elif conn.vendor == "sqlite":
         with conn.cursor() as cur:
             cur.execute(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5("
-                "tokens, tokenize = 'unicode61 remove_diacritics 2')"
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(tokens, tokenize = \"{FTS_TOKENIZER}\")"
             )
             cur.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB_TABLE} USING fts5vocab({FTS_TABLE}, row)")
 
@@ -80,6 +84,49 @@ def index(entry, *, new: bool = False, tokens: list[str] | None = None) -> None:
         if not new:
             cur.execute(f"DELETE FROM {FTS_TABLE} WHERE rowid = %s", [entry.pk])
         cur.execute(f"INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (%s, %s)", [entry.pk, " ".join(tokens)])
+
+
+def reindex_all(conn, batch: int = 2000) -> int:
+    """Every entry indexed afresh with today's tokenizer (after it changed); SQLite's table is made anew, so
+    it also takes today's FTS5 tokenizer settings. Returns how many entries were indexed."""
+    if conn.vendor == "sqlite":
+        drop_index(conn)
+        create_index(conn)
+    done, last = 0, 0
+    with conn.cursor() as cur:
+        while True:
+            cur.execute("SELECT id, title, summary, body, tags, entities FROM memories_entry WHERE id > %s "
+                        "AND deleted_at IS NULL ORDER BY id LIMIT %s", [last, batch])
+            rows = cur.fetchall()
+            if not rows:
+                break
+            indexed = [(pk, document_tokens(_Parts(title, summary, body, _listed(tags), _listed(entities))))
+                       for pk, title, summary, body, tags, entities in rows]
+            if conn.vendor == "postgresql":
+                cur.executemany("UPDATE memories_entry SET fts_tokens = %s::tsvector, fts_length = %s WHERE id = %s",
+                                [(pgsearch.vector_literal(t), len(t), pk) for pk, t in indexed])
+            else:
+                cur.executemany(f"INSERT INTO {FTS_TABLE}(rowid, tokens) VALUES (%s, %s)",
+                                [(pk, " ".join(t)) for pk, t in indexed])
+            done += len(rows)
+            last = rows[-1][0]
+    _doc_counts.clear()
+    return done
+
+
+class _Parts(NamedTuple):
+    title: str
+    summary: str
+    body: str
+    tags: list
+    entities: list
+
+
+def _listed(value) -> list:
+    """A JSON list column as the database driver hands it back (text on SQLite, a list on PostgreSQL)."""
+    if isinstance(value, str):
+        value = json.loads(value or "[]")
+    return [str(v) for v in value or []]
 
 
 def unindex(entry_ids: Iterable[int]) -> None:

@@ -1,9 +1,10 @@
 """PostgreSQL full-text search with the same tokens and the same BM25 as SQLite's FTS5.
 
 Two columns on memories_entry that Django does not manage (so a flush or delete takes them
-along): `fts_tokens`, a 'simple' tsvector of text.tokenize output (already stemmed, stopwords
-gone, CJK as bigrams), and `fts_length`, its token count. BM25 is computed with FTS5's constants
-and idf, so ranks match the SQLite backend.
+along): `fts_tokens`, a tsvector of text.tokenize output written as a literal (the tokens are final:
+stemmed, folded, stopwords gone, unspaced scripts as pairs; PostgreSQL's own parser, which depends on
+the server's locale, never splits them again), and `fts_length`, its token count. BM25 is computed
+with FTS5's constants and idf, so ranks match the SQLite backend.
 """
 
 from __future__ import annotations
@@ -11,11 +12,9 @@ from __future__ import annotations
 import math
 import re
 import time
-import unicodedata
 
 from django.db import connection, transaction
 
-CONFIG = "simple"
 GIN_INDEX = "memories_entry_fts_gin"
 K1, B = 1.2, 0.75
 STATS_TTL = 120
@@ -26,6 +25,9 @@ CANDIDATES = 500  # matches scored exactly, out of those ts_rank puts first
 PENDING_LIST_KB = 256
 TERM_STATS = "memories_term_stat"
 FREQUENT = 500  # entries; lexemes in at least this many are kept in TERM_STATS
+MAX_POSITION = 16383  # PostgreSQL's limits for a tsvector: positions, positions kept per lexeme, lexeme bytes
+MAX_POSITIONS = 256
+MAX_LEXEME_BYTES = 2046
 VECTOR_ITEM = re.compile(r"'((?:[^']|'')*)':([0-9A-D,]+)")  # one lexeme of a tsvector's text and its positions
 _stats_cache: tuple[float, float, float] | None = None  # (when read, entries, mean length)
 
@@ -46,16 +48,32 @@ def drop(conn) -> None:
         cur.execute("ALTER TABLE memories_entry DROP COLUMN IF EXISTS fts_tokens, DROP COLUMN IF EXISTS fts_length")
 
 
-def fold(tokens: list[str]) -> str:
-    """Strip diacritics as FTS5's `remove_diacritics 2` does, then join for to_tsvector."""
-    text = unicodedata.normalize("NFKD", " ".join(tokens))
-    return "".join(c for c in text if not unicodedata.combining(c))
+def lexeme(token: str) -> str:
+    """A token as the index holds it: itself, cut to the bytes PostgreSQL allows a lexeme."""
+    if len(token.encode()) > MAX_LEXEME_BYTES:
+        return token.encode()[:MAX_LEXEME_BYTES].decode(errors="ignore")
+    return token
+
+
+def quoted(token: str) -> str:
+    """A token as a quoted tsvector/tsquery lexeme (no operator injection)."""
+    return "'" + lexeme(token).replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def vector_literal(tokens: list[str]) -> str:
+    """The tokens as tsvector text, `'tok':1,4 'other':2`: each token with the positions it holds."""
+    positions: dict[str, list[int]] = {}
+    for n, token in enumerate(tokens, 1):
+        held = positions.setdefault(token, [])
+        if len(held) < MAX_POSITIONS:
+            held.append(min(n, MAX_POSITION))
+    return " ".join(f"{quoted(t)}:{','.join(map(str, dict.fromkeys(p)))}" for t, p in positions.items())
 
 
 def index(entry_id: int, tokens: list[str]) -> None:
     with connection.cursor() as cur:
-        cur.execute(f"UPDATE memories_entry SET fts_tokens = to_tsvector('{CONFIG}', %s), fts_length = %s "
-                    "WHERE id = %s", [fold(tokens), len(tokens), entry_id])
+        cur.execute("UPDATE memories_entry SET fts_tokens = %s::tsvector, fts_length = %s WHERE id = %s",
+                    [vector_literal(tokens), len(tokens), entry_id])
 
 
 def unindex(ids: list[int]) -> None:
@@ -64,10 +82,8 @@ def unindex(ids: list[int]) -> None:
 
 
 def lexemes(tokens: list[str]) -> list[str]:
-    """The query's distinct lexemes, in the index's own normal form."""
-    with connection.cursor() as cur:
-        cur.execute(f"SELECT tsvector_to_array(to_tsvector('{CONFIG}', %s))", [fold(tokens)])
-        return list(cur.fetchone()[0] or [])
+    """The query's distinct lexemes: its tokens, which the index holds as they are."""
+    return list(dict.fromkeys(lexeme(t) for t in tokens))
 
 
 def doc_counts(tokens: list[str]) -> dict[str, int]:
@@ -76,17 +92,14 @@ def doc_counts(tokens: list[str]) -> dict[str, int]:
     Counting visits every matching row (28 ms for a word in 12,000 entries at 100k), which is
     cheap only for rare words; the frequent ones move slowly and are refreshed every few minutes.
     """
-    folded = {token: fold([token]) for token in tokens}
     with connection.cursor() as cur:
-        cur.execute(f"SELECT lexeme, docs FROM {TERM_STATS} WHERE lexeme = ANY(%s)", [list(folded.values())])
+        cur.execute(f"SELECT lexeme, docs FROM {TERM_STATS} WHERE lexeme = ANY(%s)", [lexemes(tokens)])
         frequent = dict(cur.fetchall())
-        counts = {token: frequent[lexeme] for token, lexeme in folded.items() if lexeme in frequent}
-        missing = [token for token in tokens if token not in counts]
-        if missing:
-            cur.execute("SELECT t, (SELECT count(*) FROM memories_entry "
-                        f"WHERE fts_tokens @@ plainto_tsquery('{CONFIG}', f)) "
-                        "FROM unnest(%s::text[], %s::text[]) AS u(t, f)", [missing, [folded[t] for t in missing]])
-            counts.update(cur.fetchall())
+    counts = {token: frequent[lexeme(token)] for token in tokens if lexeme(token) in frequent}
+    missing = [token for token in tokens if token not in counts]
+    if missing:
+        counted = _count_terms(lexemes(missing))
+        counts.update((token, counted[lexeme(token)]) for token in missing)
     return counts
 
 
@@ -103,8 +116,8 @@ def refresh_term_stats() -> int:
 def _count_terms(terms: list[str]) -> dict[str, int]:
     """Entries holding each lexeme the query plan had no count for."""
     with connection.cursor() as cur:
-        cur.execute("SELECT t, (SELECT count(*) FROM memories_entry WHERE fts_tokens @@ quote_literal(t)::tsquery) "
-                    "FROM unnest(%s::text[]) AS t", [terms])
+        cur.execute("SELECT t, (SELECT count(*) FROM memories_entry WHERE fts_tokens @@ q::tsquery) "
+                    "FROM unnest(%s::text[], %s::text[]) AS u(t, q)", [terms, [quoted(t) for t in terms]])
         return dict(cur.fetchall())
 
 
@@ -127,7 +140,7 @@ def corpus_stats() -> tuple[float, float]:
 
 def tsquery(terms: list[str], every: bool = False) -> str:
     """An OR (or, with `every`, AND) tsquery of quoted lexemes (no operator injection)."""
-    return (" & " if every else " | ").join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+    return (" & " if every else " | ").join(quoted(t) for t in terms)
 
 
 def ranked(tokens: list[str], every: bool, where: list[str], params: list, limit: int,
@@ -150,7 +163,7 @@ def ranked(tokens: list[str], every: bool, where: list[str], params: list, limit
         FROM (SELECT e.id, e.fts_tokens, e.fts_length, e.hits, e.kind FROM memories_entry e
               WHERE e.fts_tokens @@ %s::tsquery AND {' AND '.join(where)}
               ORDER BY ts_rank(e.fts_tokens, %s::tsquery, 1) DESC LIMIT %s) c"""
-    counts = {fold([token]): n for token, n in (docs or {}).items()}
+    counts = {lexeme(token): n for token, n in (docs or {}).items()}
     missing = [t for t in terms if t not in counts]
     if missing:
         counts.update(_count_terms(missing))
@@ -165,9 +178,9 @@ def ranked(tokens: list[str], every: bool, where: list[str], params: list, limit
     for entry_id, vector, length, hits, kind in rows:
         norm = K1 * (1 - B + B * length / avgdl)
         score = 0.0
-        for lexeme, positions in VECTOR_ITEM.findall(vector):
+        for term, positions in VECTOR_ITEM.findall(vector):
             frequency = positions.count(",") + 1
-            score += idf[lexeme] * frequency * (K1 + 1) / (frequency + norm)
+            score += idf[term] * frequency * (K1 + 1) / (frequency + norm)
         scored.append((entry_id, score, hits, kind))
     scored.sort(key=lambda row: (-row[1], row[0]))
     return scored[:limit]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
-from memoryhub.memories.text.tokens import tokenize
+from memoryhub.memories.text.tokens import tokenize, words
 
 # Greetings, thanks and exclamations in any conversation: they say that someone spoke, not what about.
 PHATIC = frozenset(
@@ -24,7 +25,9 @@ _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’)\]]))[ \t]+|(?<=[。！？；])|\s*\n\s*")
 _ABBREVIATION = re.compile(r"(?:(?i:\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|fig|approx|cf))|(?<![\w.])[A-Z])\.$")
 _LABEL = re.compile(r"^([^\s:：]{1,24}(?: [^\s:：]{1,24}){0,2})(?::\s+|：\s*)(?=\S)")
-_WORDLIKE = re.compile(r"[0-9a-z\u00c0-\u024f]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2}")
+# Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer): a cut may fall between two of their
+# characters, never before a vowel or tone mark.
+_UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
 ELLIPSIS = "…"
 LONGEST_WORD = 30  # longer runs without a space are URLs, hashes or paths, which may be cut anywhere
 
@@ -58,17 +61,25 @@ def _break_at(text: str, end: int) -> int:
 
     A first word that does not fit is left out whole, unless it is no word at all (a long URL or hash)."""
     for i in range(end, 0, -1):
-        before, after = text[i - 1], text[i]
-        if after == " " or before == " " or _CJK_CHAR.match(before) or _CJK_CHAR.match(after):
+        if _can_cut(text[i - 1], text[i]):
             return i
     return end if len(text.split(" ", 1)[0]) > LONGEST_WORD else 0
+
+
+def _can_cut(before: str, after: str) -> bool:
+    """Whether a cut between these two characters falls between words."""
+    if after == " " or before == " ":
+        return True
+    if unicodedata.category(after).startswith("M"):
+        return False
+    return bool(_CJK_CHAR.match(before) or _CJK_CHAR.match(after) or _UNSPACED.match(before)
+                or _UNSPACED.match(after))
 
 
 def _break_after(text: str, start: int) -> int:
     """The smallest cut at or after `start` between words."""
     for i in range(max(1, start), len(text)):
-        before, after = text[i - 1], text[i]
-        if after == " " or before == " " or _CJK_CHAR.match(before) or _CJK_CHAR.match(after):
+        if _can_cut(text[i - 1], text[i]):
             return i
     return len(text)
 
@@ -195,7 +206,12 @@ def _window(span: tuple[str, str], query: set[str], limit: int, cut_before: bool
     """One long sentence cut around its first word that matches the query."""
     speaker, sentence = span
     lead = (f"{ELLIPSIS} " if cut_before else "") + (_speaker(speaker) + " " if speaker else "")
-    found = [m.start() for m in _WORDLIKE.finditer(sentence.lower()) if set(tokenize(m.group(0))) & query]
+    found, at = [], 0
+    for word in words(sentence):
+        at = sentence.index(word, at)
+        if set(tokenize(word)) & query:
+            found.append(at)
+        at += len(word)
     start = _break_after(sentence, found[0] - limit // 4) if found and found[0] > limit // 4 else 0
     if not start:
         return clip(lead + sentence, limit)
