@@ -23,15 +23,14 @@ from providers.registry import get_provider_class
 log = logging.getLogger(__name__)
 
 
-def native_relevance(query_tokens: set[str], entry: Entry, rank: float, top: float,
-                     similarity: float | None = None) -> float:
-    """A 0–1 relevance: half the rank against the best hit, half the share of query words the entry has,
-    or, when embeddings are on and that is more, how close it comes to the query in meaning."""
-    if not query_tokens:
-        return round(min(1.0, rank / top), 4)
-    words = token_set(" ".join([entry.title, entry.summary, entry.body[:4000], " ".join(entry.tags or [])]))
-    coverage = max(len(query_tokens & words) / len(query_tokens), fts.meaning(similarity))
-    return round(min(1.0, 0.5 * rank / top + 0.5 * coverage), 4)
+def native_relevance(hit: ranking.Ranked, top: float, words: bool = True) -> float:
+    """A 0–1 relevance: half the rank against the best hit, half the share of query words the entry holds (for a
+    memory remembered along the way, the share of what found it, lent by the way it came), or, when embeddings
+    are on and that is more, how close it comes to the query in meaning."""
+    if not words:
+        return round(min(1.0, hit.rank / top), 4)
+    coverage = max(hit.coverage, fts.meaning(hit.similarity))
+    return round(min(1.0, 0.5 * hit.rank / top + 0.5 * coverage), 4)
 
 
 def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str | None = None,
@@ -61,12 +60,11 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
                             extend=extend, skip_tags=skip_tags)
         entries = Entry.objects.in_bulk([h.entry_id for h in hits])
         top = hits[0].rank if hits else 1.0
-        query_tokens = token_set(query)
+        words = bool(token_set(query))
         for h in hits:
             entry = entries.get(h.entry_id)
             if entry:
-                card = entry_card(entry, native_relevance(query_tokens, entry, h.rank, top, h.similarity),
-                                  by_id[entry.space_id])
+                card = entry_card(entry, native_relevance(h, top, words), by_id[entry.space_id])
                 card.via = h.via
                 cards.append(card)
     if asked is not None:

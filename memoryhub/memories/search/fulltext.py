@@ -100,7 +100,7 @@ def reindex_all(conn, batch: int = 2000) -> int:
             rows = cur.fetchall()
             if not rows:
                 break
-            indexed = [(pk, document_tokens(_Parts(title, summary, body, _listed(tags), _listed(entities))))
+            indexed = [(pk, document_tokens(_Parts(title, summary, body, json_list(tags), json_list(entities))))
                        for pk, title, summary, body, tags, entities in rows]
             if conn.vendor == "postgresql":
                 cur.executemany("UPDATE memories_entry SET fts_tokens = %s::tsvector, fts_length = %s WHERE id = %s",
@@ -122,7 +122,7 @@ class _Parts(NamedTuple):
     entities: list
 
 
-def _listed(value) -> list:
+def json_list(value) -> list:
     """A JSON list column as the database driver hands it back (text on SQLite, a list on PostgreSQL)."""
     if isinstance(value, str):
         value = json.loads(value or "[]")
@@ -199,6 +199,17 @@ def recount_words() -> int:
     return pgsearch.refresh_term_stats() if connection.vendor == "postgresql" else 0
 
 
+def matched_terms(ids: list[int], tokens: list[str]) -> dict[int, set[str]]:
+    """Which of the query's tokens each indexed entry holds (read back from the index, by id)."""
+    if not ids or not tokens:
+        return {}
+    wanted = set(tokens)
+    if connection.vendor == "postgresql":
+        return pgsearch.matched(ids, tokens)
+    rows = sql.rows(f"SELECT rowid, tokens FROM {FTS_TABLE} WHERE rowid IN ({sql.placeholders(ids)})", ids)
+    return {pk: wanted.intersection(text.split()) for pk, text in rows}
+
+
 def match_expression(tokens: list[str], joiner: str = " OR ") -> str:
     """An FTS5 query of the tokens, each quoted (no operator injection)."""
     return joiner.join('"' + t.replace('"', '""') + '"' for t in tokens)
@@ -223,17 +234,20 @@ def query(
     categories: list[str] | None = None,
     candidates: int = CANDIDATES,
     skip_tags: Iterable[str] = (),
+    between: tuple | None = None,
 ) -> list[Hit]:
     """Entries of `space_ids` matching `text`, best first.
 
     `recallable_only` skips archived, test, merged and deleted entries (automatic recall);
     explicit searches pass False and still skip deleted ones. `skip_tags` leaves out entries
-    carrying any of those tags (see `filters`).
+    carrying any of those tags (see `filters`); `between` (start, end) keeps only entries of that time.
     """
     if not space_ids:
         return []
     where, params = filters(space_ids, recallable_only=recallable_only, origin=origin, categories=categories,
                             skip_tags=skip_tags)
+    if between:
+        where, params = [*where, "e.at >= %s", "e.at < %s"], [*params, sql.moment(between[0]), sql.moment(between[1])]
     hits = _word_hits(text, where, params, limit, candidates)
     if vectors.enabled() and text.strip():
         hits = _blend(space_ids, text, hits, where, params, limit)
@@ -363,6 +377,11 @@ def _rows(plan: Plan, where: list[str], params: list, wanted: int, enough: int, 
         return pgsearch.ranked(plan.tokens, plan.joiner == " AND ", where, params, wanted, docs=plan.docs)
     return _ranked_rows(match_expression(plan.tokens, plan.joiner), where, params, wanted, enough=enough,
                         newer_than=cutoff)
+
+
+def corpus_size() -> int:
+    """About how many entries the index has seen (the newest id: one indexed read), for idf outside BM25."""
+    return _newest_id() or 1
 
 
 def _newest_id() -> int | None:

@@ -138,6 +138,21 @@ def corpus_stats() -> tuple[float, float]:
     return n, avgdl
 
 
+def matched(ids: list[int], tokens: list[str]) -> dict[int, set[str]]:
+    """Which of `tokens` each entry's vector holds (its vector cut down to them, as `ranked` reads it)."""
+    terms = lexemes(tokens)
+    by_lexeme = {lexeme(t): t for t in tokens}
+    with connection.cursor() as cur:
+        cur.execute("SELECT id, ts_filter(setweight(fts_tokens, 'A', %s::text[]), '{a}')::text FROM memories_entry "
+                    "WHERE id = ANY(%s) AND fts_tokens IS NOT NULL", [terms, ids])
+        rows = cur.fetchall()
+    found = {}
+    for pk, vector in rows:
+        held = (term.replace("''", "'").replace("\\\\", "\\") for term, _ in VECTOR_ITEM.findall(vector or ""))
+        found[pk] = {by_lexeme[t] for t in held if t in by_lexeme}
+    return found
+
+
 def tsquery(terms: list[str], every: bool = False) -> str:
     """An OR (or, with `every`, AND) tsquery of quoted lexemes (no operator injection)."""
     return (" & " if every else " | ").join(quoted(t) for t in terms)

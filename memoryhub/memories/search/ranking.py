@@ -1,22 +1,49 @@
-"""Ranking native hits: BM25 × hit boost (fulltext.py), plus memories "remembered along the way".
+"""Ranking native hits: word matches (fulltext.py) weighed by what the query says beyond its words (signals.py),
+plus memories "remembered along the way".
 
-A primary hit brings its neighbouring turns of the same session and entries sharing an entity,
-each scored as a fraction of the hit that found it, so an extension can pass a weak primary hit
-but never the hit that found it.
+Word matches first: BM25 × hit boost, the best POOL of them. Each is then weighed by the signals (speaker,
+when, dates, phrases, entities) and given a share of its session's score. A strong match then brings the turns
+around it in its session (one turn away SESSION_NEIGHBOUR of its score, two turns away — the same speaker's
+turn before or after, in a conversation of two — SECOND_NEIGHBOUR, each weighed as itself) and entries sharing
+an entity (ENTITY_NEIGHBOUR). `without()` switches signals off for the bench's ablation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+
+from django.utils import timezone
 
 from memoryhub.core import sql
 from memoryhub.memories.models import EdgeType, Kind
 from memoryhub.memories.search import fulltext as fts
+from memoryhub.memories.search import signals
+from memoryhub.memories.search.signals import SIGNALS, Asked, Weigher
 
 SESSION_NEIGHBOUR = 0.6
+SECOND_NEIGHBOUR = 0.4
 ENTITY_NEIGHBOUR = 0.3
 PARENTS = 10
+POOL = 60
+WINDOWS = 3  # dated windows searched on their own, at most
+_off: ContextVar[frozenset[str]] = ContextVar("signals_off", default=frozenset())
+
+
+@contextmanager
+def without(*names: str) -> Iterator[None]:
+    """Rank with these signals switched off (SIGNALS names them), for measuring what each one adds."""
+    unknown = set(names) - set(SIGNALS)
+    if unknown:
+        raise ValueError(f"unknown signals: {sorted(unknown)}")
+    token = _off.set(frozenset(names))
+    try:
+        yield
+    finally:
+        _off.reset(token)
 
 
 @dataclass
@@ -25,44 +52,106 @@ class Ranked:
     rank: float
     via: str  # keyword | session | entity
     similarity: float | None = None  # to the query, when embeddings are on
+    coverage: float = 0.0  # the share of the query's words it holds (an extension: lent by what found it)
 
 
 def rank(space_ids: list[int], query: str, *, limit: int, origin: str | None = None,
          recallable_only: bool = True, extend: bool = True, skip_tags: Iterable[str] = ()) -> list[Ranked]:
-    hits = fts.query(space_ids, query, limit=max(limit, PARENTS), recallable_only=recallable_only, origin=origin,
-                     skip_tags=skip_tags)
-    ranked = {h.entry_id: Ranked(h.entry_id, h.rank, "keyword", h.similarity) for h in hits}
-    if extend and hits:
-        where, params = fts.filters(space_ids, recallable_only=recallable_only, origin=origin, skip_tags=skip_tags)
-        for entry_id, (score, via) in _offers({h.entry_id: h for h in hits[:PARENTS]}, where, params).items():
-            if entry_id not in ranked or ranked[entry_id].rank < score:
-                ranked[entry_id] = Ranked(entry_id, score, via if entry_id not in ranked else "keyword")
-    return sorted(ranked.values(), key=lambda r: r.rank, reverse=True)[:limit]
+    off = _off.get()
+    asked = signals.read(query, space_ids)
+    search = dict(recallable_only=recallable_only, origin=origin, skip_tags=skip_tags)
+    hits = fts.query(space_ids, query, limit=max(limit, POOL), **search)
+    if "dates" not in off:
+        hits += _dated_hits(space_ids, query, asked, {h.entry_id for h in hits}, search)
+    if not hits:
+        return []
+    where, params = fts.filters(space_ids, **search)
+    pool = signals.describe([h.entry_id for h in hits], where, params)
+    matched = fts.matched_terms(list(pool), asked.tokens)
+    weigher = Weigher(asked, off)
+    top = max(h.rank for h in hits) or 1.0
+    weight = {pk: weigher.factor(about) for pk, about in pool.items()}
+    score = {h.entry_id: h.rank / top * weight[h.entry_id] for h in hits if h.entry_id in pool}
+    if "session" not in off:
+        prior = signals.session_scores(pool, matched, fts.doc_counts(asked.tokens), fts.corpus_size())
+        score = {pk: (1 - signals.SESSION) * s + signals.SESSION * prior.get(pool[pk].session, 0.0)
+                 for pk, s in score.items()}
+    words = max(1, len(asked.tokens))
+    ranked = {h.entry_id: Ranked(h.entry_id, score[h.entry_id], "keyword", h.similarity,
+                                 len(matched.get(h.entry_id, ())) / words)
+              for h in hits if h.entry_id in score}
+    if extend:
+        parents = sorted(ranked.values(), key=lambda r: r.rank, reverse=True)[:PARENTS]
+        for offer in _offers(parents, pool, weight, weigher, where, params, off):
+            known = ranked.get(offer.entry_id)
+            if known is None or known.rank < offer.rank:
+                if known is not None:
+                    offer.via, offer.similarity = known.via, known.similarity
+                    offer.coverage = max(offer.coverage, known.coverage)
+                ranked[offer.entry_id] = offer
+    best = sorted(ranked.values(), key=lambda r: r.rank, reverse=True)[:limit]
+    for r in best:
+        r.rank *= top  # back on the word scores' scale
+    return best
 
 
-def _offers(parents: dict[int, fts.Hit], where: list[str], params: list) -> dict[int, tuple[float, str]]:
-    """What the parents bring along, each admitted entry with its best (score, way).
+def _dated_hits(space_ids: list[int], query: str, asked: Asked, found: set[int], search: dict) -> list[fts.Hit]:
+    """The word matches said on the days the query names (or in the week after), though better matches of other
+    days came first; scored as the rest, so the dates signal weighs them all alike."""
+    extra: list[fts.Hit] = []
+    for window in [w for w in asked.windows if w.start is not None][:WINDOWS]:
+        start = timezone.make_aware(datetime.combine(window.start, time.min))
+        end = timezone.make_aware(datetime.combine(window.end + timedelta(days=signals.TOLD_AFTER_DAYS + 1), time.min))
+        for hit in fts.query(space_ids, query, limit=POOL // 2, between=(start, end), **search):
+            if hit.entry_id not in found:
+                found.add(hit.entry_id)
+                extra.append(hit)
+    return extra
 
-    A turn brings the turns before and after it in its session; any entry brings those sharing an
-    entity. Plain SQL without joins: the parents' kinds came with the hits and the neighbours' come
-    with the filter (the ORM took longer to build and plan these than the database to run them).
+
+def _offers(parents: list[Ranked], pool: dict[int, signals.About], weight: dict[int, float], weigher: Weigher,
+            where: list[str], params: list, off: frozenset[str]) -> list[Ranked]:
+    """What the parents bring along: for each entry its best offer.
+
+    A turn brings the turns one and two away in its session (by the same-session backbone edges), any entry those
+    sharing an entity; each offer is the parent's score × the way's factor × how the entry itself weighs against
+    its parent (a neighbour by the person the query names counts more). Plain SQL without joins: the ORM took
+    longer to build and plan these than the database to run them.
     """
-    edges = sql.rows(
-        f"SELECT source_id, target_id, edge_type FROM memories_edge WHERE source_id IN ({sql.placeholders(parents)}) "
-        f"AND (edge_type = 'entity' OR (edge_type = 'temporal' AND {sql.json_text('metadata', 'sub_type')} = %s))",
-        [*parents, "backbone"])
-    ways: dict[int, dict[str, float]] = {}  # neighbour → best score by way
-    for source, target, edge_type in edges:
-        if edge_type == EdgeType.TEMPORAL and parents[source].kind != Kind.TURN:
+    by_id = {p.entry_id: p for p in parents}
+    turns = [pk for pk in by_id if pool[pk].kind == Kind.TURN]
+    ways: list[tuple[int, float, str, int]] = []  # (neighbour, factor, way, parent)
+    if "neighbours" not in off and turns:
+        first = _edges(turns, "backbone")
+        ways += [(target, SESSION_NEIGHBOUR, "session", source) for source, target in first]
+        before: dict[int, list[int]] = {}
+        for source, target in first:
+            before.setdefault(target, []).append(source)
+        ways += [(beyond, SECOND_NEIGHBOUR, "session", parent) for middle, beyond in _edges(list(before), "backbone")
+                 for parent in before[middle] if beyond != parent]
+    ways += [(target, ENTITY_NEIGHBOUR, "entity", source) for source, target in _edges(list(by_id), "entity")]
+    about = signals.describe(list({w[0] for w in ways}), where, params)
+    offers: dict[int, Ranked] = {}
+    for target, factor, via, parent in ways:
+        found = about.get(target)
+        if found is None or (via == "session" and found.kind != Kind.TURN):
             continue
-        temporal = edge_type == EdgeType.TEMPORAL
-        factor, via = (SESSION_NEIGHBOUR, "session") if temporal else (ENTITY_NEIGHBOUR, "entity")
-        offered = ways.setdefault(target, {})
-        offered[via] = max(offered.get(via, 0.0), parents[source].rank * factor)
-    offers = {}
-    for entry_id, _, kind in fts.allowed(list(ways), where, params):
-        usable = {via: score for via, score in ways[entry_id].items() if via == "entity" or kind == Kind.TURN}
-        if usable:
-            via, score = max(usable.items(), key=lambda way: way[1])
-            offers[entry_id] = (score, via)
-    return offers
+        own = weigher.factor(found) / weight.get(parent, 1.0)
+        value = by_id[parent].rank * factor * own
+        if target not in offers or offers[target].rank < value:
+            offers[target] = Ranked(target, value, via, None, by_id[parent].coverage * factor)
+    return list(offers.values())
+
+
+def _edges(sources: list[int], kind: str) -> list[tuple[int, int]]:
+    """(source, target) of the entity edges, or the same-session backbone edges, leaving `sources`."""
+    if not sources:
+        return []
+    if kind == "entity":
+        condition, extra = "edge_type = %s", [EdgeType.ENTITY]
+    else:
+        condition, extra = f"edge_type = %s AND {sql.json_text('metadata', 'sub_type')} = %s", [EdgeType.TEMPORAL,
+                                                                                             "backbone"]
+    return [(s, t) for s, t in sql.rows(
+        f"SELECT source_id, target_id FROM memories_edge WHERE source_id IN ({sql.placeholders(sources)}) "
+        f"AND {condition}", [*sources, *extra])]

@@ -84,6 +84,12 @@ def _break_after(text: str, start: int) -> int:
     return len(text)
 
 
+def speakers(text: str) -> list[str]:
+    """Who speaks in a text: the "Name:" labels its lines start with ("Caroline", "User", "王哥"), once each."""
+    found = (_LABEL.match(line.strip()) for line in text.splitlines())
+    return list(dict.fromkeys(m.group(1) for m in found if m))
+
+
 def information(text: str) -> float:
     """How much a text says: its distinct content words (numbers count twice); speaker labels, greetings and
     fillers left out."""
