@@ -215,3 +215,46 @@ def test_auto_summarize_off_makes_no_model_calls(api, settings):
         settings.MEMORYHUB = {**settings.MEMORYHUB, "LLM_BASE_URL": llm.base_url, "LLM_MODEL": "m"}
         api.turn("a turn to summarise", "ok")
         assert llm.requests == []
+
+
+def test_a_spaces_recall_thresholds_set_the_tiers_memory_search_answers(api):
+    api.tool("memory_note", text="espresso machine descaling every month")
+    api.tool("memory_note", text="the espresso beans come from the corner shop")
+    query = {"query": "espresso machine descaling", "space": "default"}
+    assert {r["tier"] for r in api.tool("memory_search", **query).json()["result"]["results"]} <= {"high", "medium"}
+    set_settings(recallLow=0.95, recallHigh=0.99)
+    tiers = [r["tier"] for r in api.tool("memory_search", **query).json()["result"]["results"]]
+    assert tiers[0] == "high" and "low" in tiers
+
+
+def test_a_spaces_recall_thresholds_keep_weak_matches_out_of_context(api):
+    api.turn("The espresso machine needs descaling every month.", "ok", session_id="a")
+    api.turn("The espresso beans come from the corner shop.", "ok", session_id="b")
+    assert "corner shop" in context(api, "espresso machine descaling", space="default")["text"]
+    set_settings(recallLow=0.9, recallHigh=0.95)
+    text = context(api, "espresso machine descaling", space="default")["text"]
+    assert "descaling every month" in text and "corner shop" not in text
+
+
+def test_the_home_spaces_recall_policy_filters_a_search_across_providers(api, mem0_space):
+    assert api.tool("memory_note", text="the espresso machine descaling schedule", space="shared").status_code == 200
+    api.tool("memory_note", text="espresso machine descaling every month")
+    api.tool("memory_note", text="machine room door code is kept elsewhere")
+
+    def tiers():
+        return [r["tier"] for r in api.tool("memory_search", query="espresso machine descaling").json()["result"]["results"]]
+
+    set_settings(recallLow=0.6, recallHigh=0.9)  # the default space is where this token's writes go
+    assert "low" not in tiers()
+    set_settings(recallPolicy="balanced-v1")
+    assert tiers()[-1] == "low"
+    set_settings(recallPolicy="strict-v1", recallMaxUnknown=0)
+    assert "unknown" not in tiers()
+
+
+def test_the_recall_preview_follows_the_spaces_recall_thresholds(api, client, staff):
+    api.turn("The espresso machine needs descaling every month.", "ok", session_id="a")
+    api.turn("The espresso beans come from the corner shop.", "ok", session_id="b")
+    set_settings(recallLow=0.9, recallHigh=0.95)
+    page = client.get("/spaces/default/recall/", {"q": "espresso machine descaling"}).content.decode()
+    assert "below the recall policy" in page

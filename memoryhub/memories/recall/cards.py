@@ -33,20 +33,27 @@ def native_relevance(hit: ranking.Ranked, top: float, words: bool = True) -> flo
     return round(min(1.0, 0.5 * hit.rank / top + 0.5 * coverage), 4)
 
 
+def recall_policy(spaces: list[MemorySpace], home: MemorySpace | None = None) -> dict:
+    """The settings a read goes by: a read of one space uses that space's, a read of several the home space's
+    (where the call's writes would go), else the global defaults."""
+    return space_settings.effective(spaces[0] if len(spaces) == 1 else home)
+
+
 def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str | None = None,
            recallable_only: bool = False, extend: bool = True, errors: list[Missing] | None = None,
-           policy: dict | None = None, strict: bool = False, skip_tags: Iterable[str] = ()) -> list[Card]:
+           policy: dict | None = None, strict: bool = False, skip_tags: Iterable[str] = (),
+           home: MemorySpace | None = None) -> list[Card]:
     """Cards from every space, best first, each with a relevance tier.
 
-    When the spaces span several providers (whose scores mean different things), the recall
-    policy (space_settings: strict-v1 by default) fetches extra candidates and filters by tier.
-    Third-party spaces are asked at once, before the native search runs, under one deadline for the
+    Tiers follow the recall policy settings (`policy`, else `recall_policy(spaces, home)`); when the spaces span
+    several providers (whose scores mean different things), the policy (strict-v1 by default) also fetches extra
+    candidates and filters by tier. Third-party spaces are asked at once, before the native search runs, under one deadline for the
     call (remote_reads.py); the ones that failed or were late go into `errors` (remote_reads.Missing),
     never raised, unless `strict` and every space failed: an explicit search then deserves a clear
     error (502/504) rather than silence.
     """
     failures: list[ProviderError] = []
-    config = policy or space_settings.defaults()
+    config = policy or recall_policy(spaces, home)
     mixed = len({s.provider for s in spaces}) > 1
     wanted = policies.candidate_limit(limit, config["recallMultiplier"]) if mixed else limit
     remote_spaces = [s for s in spaces if not s.is_native]
@@ -135,7 +142,7 @@ def inject(spaces: list[MemorySpace], query: str, *, origin: str | None, session
     injected = [s for s in spaces if space_settings.effective(s)["inject"]]
     query = expand_references(query, injected, session_id, origin)
     cards = (search(injected, query, limit=config["maxRecall"] * CANDIDATES_PER_CARD, origin=origin,
-                    skip_tags=skip_tags, errors=missing) if query.strip() and injected else [])
+                    skip_tags=skip_tags, errors=missing, home=home) if query.strip() and injected else [])
     ctx = block.build(injected, cards, query, max_chars=budget, origin=origin, max_cards=config["maxRecall"])
     return ctx, [c for c in cards if c.id in ctx.why]
 

@@ -139,7 +139,7 @@ def _offers(parents: list[Ranked], pool: dict[int, signals.About], weight: dict[
         own = weigher.factor(found) / weight.get(parent, 1.0)
         value = by_id[parent].rank * factor * own
         if target not in offers or offers[target].rank < value:
-            offers[target] = Ranked(target, value, via, None, by_id[parent].coverage * factor)
+            offers[target] = Ranked(target, value, via, None, by_id[parent].coverage)
     return list(offers.values())
 
 
