@@ -16,19 +16,21 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from memoryhub.agents.models import LOCAL_ORIGIN
+from memoryhub.core import sql
 from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.growth import persona
 from memoryhub.memories.models import Fact, Persona, Topic
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.recall.dates import day, resolve
 from memoryhub.memories.recall.hits import Card
-from memoryhub.memories.text.prose import clip, excerpt, low_information
+from memoryhub.memories.text.prose import clip, excerpt, low_information, speakers
 from memoryhub.memories.text.tokens import tokenize, words
 from memoryhub.spaces.models import MemorySpace
 
 WHO = "## Who the user is"
 RELEVANT = "## Possibly relevant (expand with memory_recall id)"
-CARD_CHARS = 400         # the most one card's words may take
+CARD_CHARS = 400         # the most one card's words may take at relevance 1 (CARD_FLOOR at relevance 0)
+CARD_FLOOR = 160
 TITLE_CHARS = 50
 SHORTEST_CARD = 80       # a card cut shorter than this to fit says too little: left out instead
 ALWAYS_SHARE = 2         # profile, identity and constraints take at most 1/ALWAYS_SHARE of the budget
@@ -147,18 +149,76 @@ def evidence(card: Card, query: set[str], limit: int, weight: Callable[[str], fl
     return excerpt(resolve(text, entry.at), query, limit, weight)
 
 
-def card_line(shown: Shown, grouped_day: str | None) -> str:
-    """`- 8 May 2023 · decision · <its words> | id=42 in t7`; under a topic line the date only where it differs."""
-    card = shown.card
+def card_chars(score: float | None) -> int:
+    """The room a card's words may take: more for a likelier hit."""
+    return int(CARD_FLOOR + (CARD_CHARS - CARD_FLOOR) * min(1.0, max(0.0, score or 0.0)))
+
+
+def card_line(run: list[Shown], grouped_day: str | None) -> str:
+    """`- 8 May 2023 · decision · <its words> | id=42 in t7`; under a topic line the date only where it differs.
+
+    A run of hits that follow one another in their session is one line, their turns in order (`| id=41, 42`)."""
+    shown, card = run[0], run[0].card
     when = day(card.entry.at) if card.entry is not None else card.at[:10]
     parts = [] if when == grouped_day else [when]
     if card.category not in ("context", "general", ""):
         parts.append(card.category)
-    parts.append(shown.text)
-    tail = f" | id={card.id}"
+    parts.append(said_in_turn(run))
+    tail = " | id=" + ", ".join(s.card.id for s in run)
     if grouped_day is None and shown.topic is not None:
         tail += f" in t{shown.topic.pk}"
     return ("  - " if grouped_day is not None else "- ") + " · ".join(parts) + tail
+
+
+def said_in_turn(run: list[Shown]) -> str:
+    """The run's words, one turn after another; a speaker who goes on is not named again, and one named before
+    by several words is named by the first alone (when no other speaker shares it)."""
+    out: list[str] = []
+    named: list[str] = []
+    for shown in run:
+        text = shown.text
+        labels = speakers(shown.card.entry.body if shown.card.entry is not None else text)
+        label = labels[0] if labels and text.startswith(labels[0]) else ""
+        if label:
+            rest = text[len(label) + 1:].lstrip()
+            first = label.split()[0]
+            if named and named[-1] == label:
+                text = rest
+            elif label in named and " " in label and sum(n.split()[0] == first for n in set(named)) == 1:
+                text = f"{first}{text[len(label)]} {rest}"
+        named += labels or [""]
+        out.append(text)
+    return _join_said(out)
+
+
+def _join_said(pieces: list[str]) -> str:
+    return "".join(p if not i or p[:1] in "，。" else " " + p for i, p in enumerate(pieces))
+
+
+def runs(card: list[Shown], adjacent: set[tuple[int, int]]) -> list[list[Shown]]:
+    """A card's hits (in the order said) split wherever one does not directly follow the other in its session."""
+    out: list[list[Shown]] = []
+    for shown in card:
+        if out and (_pk(out[-1][-1]), _pk(shown)) in adjacent:
+            out[-1].append(shown)
+        else:
+            out.append([shown])
+    return out
+
+
+def _pk(shown: Shown) -> int | None:
+    return shown.card.entry.pk if shown.card.entry is not None else None
+
+
+def adjacent_pairs(cards: list[Card]) -> set[tuple[int, int]]:
+    """(earlier, later) pairs of the cards' entries that are neighbouring turns of one session (backbone edges)."""
+    ids = [c.entry.pk for c in cards if c.entry is not None and c.entry.kind == "turn"]
+    if len(ids) < 2:
+        return set()
+    marks = sql.placeholders(ids)
+    return {(a, b) for a, b in sql.rows(
+        f"SELECT source_id, target_id FROM memories_edge WHERE source_id IN ({marks}) AND target_id IN ({marks}) "
+        f"AND edge_type = 'temporal' AND {sql.json_text('metadata', 'direction')} = %s", [*ids, *ids, "precedes"])}
 
 
 def topic_line(topic: Topic) -> str:
@@ -172,11 +232,23 @@ def same_topic(shown: Shown, other: Shown) -> bool:
     return shown.topic is not None and other.topic is not None and shown.topic.pk == other.topic.pk
 
 
-def ordered(chosen: list[Shown]) -> list[list[Shown]]:
-    """The cards as the block shows them, best first: a topic's hits together, in the order they were said."""
+def _follows(adjacent: set[tuple[int, int]], shown: Shown, other: Shown) -> bool:
+    a, b = _pk(shown), _pk(other)
+    return (a, b) in adjacent or (b, a) in adjacent
+
+
+def ordered(chosen: list[Shown], adjacent: set[tuple[int, int]] = frozenset()) -> list[list[Shown]]:
+    """The cards as the block shows them, best first: a topic's hits together, and hits that follow one another
+    in their session together, in the order they were said."""
     cards: dict[Any, list[Shown]] = {}
+    key_of: dict[int, Any] = {}
     for shown in chosen:
-        cards.setdefault(("t", shown.topic.pk) if shown.topic is not None else ("e", id(shown)), []).append(shown)
+        pk = _pk(shown)
+        key = ("t", shown.topic.pk) if shown.topic is not None else next(
+            (key_of[other] for other in key_of if (other, pk) in adjacent or (pk, other) in adjacent), ("e", id(shown)))
+        if pk is not None:
+            key_of[pk] = key
+        cards.setdefault(key, []).append(shown)
     return [sorted(card, key=lambda s: (s.card.at, s.card.id)) for card in cards.values()]
 
 
@@ -203,23 +275,28 @@ class Block:
         self.who: list[Line] = []
         self.chosen: list[Shown] = []
         self.left_out: list[tuple[str, Reason]] = []
+        self.adjacent: set[tuple[int, int]] = set()  # neighbouring turns among the hits (adjacent_pairs)
         self._lines: dict[tuple, str] = {}  # rendered card and topic lines, reused while packing
 
     def text(self) -> str:
         parts = [WHO, *(line.text for line in self.who)] if self.who else []
         if self.chosen:
             parts.append(RELEVANT)
-            for card in ordered(self.chosen):
-                if len(card) == 1:
-                    parts.append(self._line(card[0], None))
+            for card in ordered(self.chosen, self.adjacent):
+                together = runs(card, self.adjacent)
+                if len(together) == 1 and (card[0].topic is None or len(card) == 1):
+                    parts.append(self._line(together[0], None))
                     continue
                 topic = card[0].topic
+                if topic is None:
+                    parts += [self._line(run, None) for run in together]
+                    continue
                 parts.append(self._line(topic, "topic"))
-                parts += [self._line(s, self._line(topic, "day")) for s in card]
+                parts += [self._line(run, self._line(topic, "day")) for run in together]
         return "\n".join(parts)
 
-    def _line(self, what: Shown | Topic, under: str | None) -> str:
-        key = (what.card.id, under, what.text) if isinstance(what, Shown) else (what.pk, under)
+    def _line(self, what: list[Shown] | Topic, under: str | None) -> str:
+        key = (tuple((s.card.id, s.text) for s in what), under) if isinstance(what, list) else (what.pk, under)
         if key not in self._lines:
             if under == "topic":
                 self._lines[key] = topic_line(what)
@@ -245,7 +322,7 @@ class Block:
     def add_card(self, shown: Shown, words: Callable[[int], str]) -> bool:
         """The hit at full length if it fits, else cut to the room left (unless that leaves too little)."""
         self.chosen.append(shown)
-        shown.text = words(CARD_CHARS)
+        shown.text = words(card_chars(shown.card.score))
         if len(self.text()) <= self.max_chars:
             return True
         shown.text = ""
@@ -258,7 +335,7 @@ class Block:
         return False
 
     def cards(self) -> int:
-        return len(ordered(self.chosen))
+        return len(ordered(self.chosen, self.adjacent))
 
     def result(self, query: set[str]) -> Context:
         items: list[dict[str, Any]] = []
@@ -268,8 +345,8 @@ class Block:
                 if item["id"] not in why:
                     items.append(item)
                     why[item["id"]] = line.why
-        for card in ordered(self.chosen):
-            if len(card) > 1:
+        for card in ordered(self.chosen, self.adjacent):
+            if len(card) > 1 and card[0].topic is not None:
                 topic_id = f"t{card[0].topic.pk}"
                 items.append({"id": topic_id, "kind": "topic", "score": max(s.card.score or 0.0 for s in card)})
                 why[topic_id] = {"code": "topic", "hits": len(card)}
@@ -290,6 +367,7 @@ def build(spaces: list[MemorySpace], cards: list[Card], query: str, *, max_chars
     for line in relevant:
         block.add_line([line], max_chars, {"code": "budget"})
     weight = token_weights(query_tokens)
+    block.adjacent = adjacent_pairs(cards)
     topics = Topic.objects.only("id", "turn_count", "kind", "title", "started_at").in_bulk(
         {c.entry.topic_id for c in cards if c.entry is not None and c.entry.topic_id})
     seen: set[str] = set()
@@ -298,7 +376,7 @@ def build(spaces: list[MemorySpace], cards: list[Card], query: str, *, max_chars
         body = " ".join(said.split())
         topic = topics.get(card.entry.topic_id) if card.entry is not None and card.entry.topic_id else None
         shown = Shown(card, rank, topic if topic is not None and topic.turn_count > 1 else None)
-        opens_card = shown.topic is None or not any(same_topic(shown, s) for s in block.chosen)
+        opens_card = not any(same_topic(shown, s) or _follows(block.adjacent, shown, s) for s in block.chosen)
         if low_information(said):
             why_not: Reason | None = {"code": "greeting"}
         elif body in seen:
