@@ -203,3 +203,23 @@ def test_recall_preview_shows_the_block_and_why_each_line_is_there(api, client, 
     assert "always shown" in page  # the nickname's reason
     assert f"<code>{ids[4]}</code>" in page
     assert "says nothing on its own" in page.lower()  # the greeting, left out and why
+
+
+def test_a_card_resolves_coming_days_and_weeks_against_its_own_date(api):
+    chat(api, [("Next Friday I fly to Lisbon; last week I packed.", "Have a good trip."),
+               ("上周我们去了长城，明天去西湖。", "好的。")], start=datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
+    text = context(api, "When do I fly to Lisbon?")["text"]
+    assert "Next Friday (12 May 2023) I fly to Lisbon; last week (the week of 1 May 2023) I packed." in text
+    text = context(api, "长城 西湖")["text"]
+    assert "上周（2023年5月1日那一周）我们去了长城，明天（2023年5月9日）去西湖。" in text
+
+
+def test_neighbouring_hits_of_one_session_are_one_card_in_the_order_said(api):
+    ids = chat(api, [("Where should I store the backups?", "On the NAS in the closet."),
+                     ("And how often should the backups run?", "Nightly at 02:00 is enough."),
+                     ("Thanks.", "You're welcome.")], start=datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
+    Topic.objects.all().delete()  # one card by adjacency alone, not by a shared topic
+    text = context(api, "backups NAS nightly")["text"]
+    line = next(line for line in text.splitlines() if f"id={ids[0]}, {ids[1]}" in line)
+    assert line.index("On the NAS") < line.index("Nightly at 02:00")
+    assert line.count("User:") == 2  # each turn keeps its speakers

@@ -93,8 +93,8 @@ def memory_search(call: Call, session_id: str, args: dict) -> dict:
     origin = policy.readable_origin(call, scope)
     expanded = recall.expand_references(query, spaces, session_id, origin)
     missing: list = []
-    cards = recall.search(spaces, expanded, limit=limit, origin=origin, strict=True, skip_tags=skip, errors=missing,
-                          home=policy.home_space(call, args))
+    cards = recall.search(spaces, query, limit=limit, origin=origin, strict=True, skip_tags=skip, errors=missing,
+                          home=policy.home_space(call, args), referred=expanded)
     recall.note_recall(cards, query, call.actor)
     answer = {"results": [c.as_dict() for c in cards]}
     if missing:  # third-party spaces left out: failed, or late for the read's deadline

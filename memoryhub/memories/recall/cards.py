@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable
 
-from memoryhub.memories.recall import block
+from memoryhub.memories.recall import block, references
 from memoryhub.memories.recall.remote_reads import Asked, Missing, read_deadline
 from memoryhub.memories.recall.hits import Card, entry_card
 from memoryhub.memories.search import policies, ranking
@@ -42,12 +41,13 @@ def recall_policy(spaces: list[MemorySpace], home: MemorySpace | None = None) ->
 def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str | None = None,
            recallable_only: bool = False, extend: bool = True, errors: list[Missing] | None = None,
            policy: dict | None = None, strict: bool = False, skip_tags: Iterable[str] = (),
-           home: MemorySpace | None = None) -> list[Card]:
+           home: MemorySpace | None = None, referred: references.Referents | None = None) -> list[Card]:
     """Cards from every space, best first, each with a relevance tier.
 
     Tiers follow the recall policy settings (`policy`, else `recall_policy(spaces, home)`); when the spaces span
     several providers (whose scores mean different things), the policy (strict-v1 by default) also fetches extra
-    candidates and filters by tier. Third-party spaces are asked at once, before the native search runs, under one deadline for the
+    candidates and filters by tier. `referred` (expand_references) adds what a query that points back means.
+    Third-party spaces are asked at once, before the native search runs, under one deadline for the
     call (remote_reads.py); the ones that failed or were late go into `errors` (remote_reads.Missing),
     never raised, unless `strict` and every space failed: an explicit search then deserves a clear
     error (502/504) rather than silence.
@@ -63,8 +63,10 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
     native = [s for s in spaces if s.is_native]
     if native:
         by_id = {s.pk: s for s in native}
-        hits = ranking.rank(list(by_id), query, limit=wanted, origin=origin, recallable_only=recallable_only,
-                            extend=extend, skip_tags=skip_tags)
+        ranked = dict(limit=wanted, origin=origin, recallable_only=recallable_only, extend=extend, skip_tags=skip_tags)
+        hits = ranking.rank(list(by_id), query, **ranked)
+        if referred is not None:
+            hits = references.blend(hits, ranking.rank(list(by_id), referred.words, **ranked), referred, wanted)
         entries = Entry.objects.in_bulk([h.entry_id for h in hits])
         top = hits[0].rank if hits else 1.0
         words = bool(token_set(query))
@@ -93,26 +95,14 @@ def remote_cards(space: MemorySpace, query: str, limit: int, origin: str | None,
     return Asked([space], query, limit, deadline=None).cards(origin, skip_tags, errors, failures)
 
 
-REFERENCE = re.compile(
-    r"上次|上回|那个|那件事|之前(?:说|提|聊)|刚才|前面(?:说|提)|"
-    r"(?i:\blast time\b|\bthat (?:thing|one|issue|problem|bug|idea)\b|\bas (?:i|we) (?:said|discussed)\b|"
-    r"\bwe (?:talked|spoke) about\b|\bearlier\b)"
-)
-REFERENCE_TURNS = 3
 CANDIDATES_PER_CARD = 4
 
 
-def expand_references(query: str, spaces: list[MemorySpace], session_id: str, origin: str | None) -> str:
-    """"That thing last time" names nothing searchable: add what this session (else the space) said last."""
-    if not REFERENCE.search(query):
-        return query
-    recent = Entry.objects.recallable().filter(space__in=[s for s in spaces if s.is_native])
-    if origin:
-        recent = recent.filter(origin=origin)
-    in_session = recent.filter(session_id=session_id) if session_id else recent.none()
-    chosen = in_session if in_session.exists() else recent
-    summaries = chosen.order_by("-at", "-id").values_list("summary", flat=True)[:REFERENCE_TURNS]
-    return " ".join([query, *summaries])
+def expand_references(query: str, spaces: list[MemorySpace], session_id: str,
+                      origin: str | None) -> references.Referents | None:
+    """"That thing last time" names nothing searchable: what this session (else the space) said last, for
+    `search(referred=…)` (references.py: searched beside the query, never outweighing it)."""
+    return references.referents(query, spaces, session_id, origin)
 
 
 def note_recall(cards: list[Card], query: str, actor: str) -> None:
@@ -140,10 +130,12 @@ def inject(spaces: list[MemorySpace], query: str, *, origin: str | None, session
     config = space_settings.effective(home)
     budget = config["maxInjectChars"] if max_chars is None else max_chars
     injected = [s for s in spaces if space_settings.effective(s)["inject"]]
-    query = expand_references(query, injected, session_id, origin)
+    referred = expand_references(query, injected, session_id, origin) if query.strip() else None
     cards = (search(injected, query, limit=config["maxRecall"] * CANDIDATES_PER_CARD, origin=origin,
-                    skip_tags=skip_tags, errors=missing, home=home) if query.strip() and injected else [])
-    ctx = block.build(injected, cards, query, max_chars=budget, origin=origin, max_cards=config["maxRecall"])
+                    skip_tags=skip_tags, errors=missing, home=home, referred=referred)
+             if query.strip() and injected else [])
+    shown_for = f"{query} {referred.words}" if referred else query  # the referents' words choose sentences too
+    ctx = block.build(injected, cards, shown_for, max_chars=budget, origin=origin, max_cards=config["maxRecall"])
     return ctx, [c for c in cards if c.id in ctx.why]
 
 

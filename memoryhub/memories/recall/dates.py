@@ -1,9 +1,10 @@
 """Absolute dates for cards: "8 May 2023", and relative words in a memory resolved against its own date.
 
 "Yesterday" in a card from last spring misleads an agent reading it today; so each relative day,
-weekday, month or year a memory mentions gets its absolute date beside it: "yesterday (7 May 2023)",
-"last Friday (5 May 2023)", "last year (2022)", "昨天（2023年5月7日）". Weeks ("last week", "上周") are left
-as said: where one begins and ends, people draw differently.
+weekday, week, month or year a memory mentions gets its absolute date beside it: "yesterday (7 May 2023)",
+"last Friday (5 May 2023)", "next Friday (12 May 2023)", "tomorrow (9 May 2023)", "last week (the week of
+1 May 2023)", "last year (2022)", "昨天（2023年5月7日）", "上周（2023年5月1日那一周）". A week is named by its
+Monday, so "the week of" says where the guess starts without pretending to know the day.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 
 _COUNT = r"(?P<n>\d{1,2}|a|one|two|three|four|five|six|seven|eight|nine|ten)"
 _ZH_COUNT = r"(?P<zhn>\d{1,2}|[一两二三四五六七八九十])"
 _RELATIVE = re.compile(
-    r"(?i:\b(?P<en>the day before yesterday|yesterday|last night|last year|last month|"
-    rf"last (?P<weekday>{'|'.join(WEEKDAYS)})|{_COUNT} (?P<unit>days?|months?|years?) ago)\b)"
-    rf"|(?P<zh>前天|昨天|昨晚|去年|上个月|{_ZH_COUNT}(?P<zhunit>天|个月|年)前)"
+    r"(?i:\b(?P<en>the day before yesterday|the day after tomorrow|yesterday|tomorrow|last night|last year|"
+    r"next year|last month|next month|last week|next week|"
+    rf"(?P<side>last|next) (?P<weekday>{'|'.join(WEEKDAYS)})|{_COUNT} (?P<unit>days?|weeks?|months?|years?) ago)\b)"
+    rf"|(?P<zh>前天|昨天|昨晚|明天|后天|去年|明年|上个月|下个月|上周|上星期|下周|下星期|"
+    rf"{_ZH_COUNT}(?P<zhunit>天|周|个星期|个月|年)前)"
 )
 
 
@@ -49,9 +52,9 @@ def months_before(d: date, n: int) -> date:
     return date(index // 12, index % 12 + 1, 1)
 
 
-EN_FORMATS = {"day": day, "month": month, "year": lambda d: str(d.year)}
-ZH_FORMATS = {"day": lambda d: f"{d.year}年{d.month}月{d.day}日", "month": lambda d: f"{d.year}年{d.month}月",
-              "year": lambda d: f"{d.year}年"}
+EN_FORMATS = {"day": day, "week": lambda d: f"the week of {day(d)}", "month": month, "year": lambda d: str(d.year)}
+ZH_FORMATS = {"day": lambda d: f"{d.year}年{d.month}月{d.day}日", "week": lambda d: f"{d.year}年{d.month}月{d.day}日那一周",
+              "month": lambda d: f"{d.year}年{d.month}月", "year": lambda d: f"{d.year}年"}
 
 
 def resolve(text: str, moment: datetime | date) -> str:
@@ -70,22 +73,32 @@ def resolve(text: str, moment: datetime | date) -> str:
 def _when(match: re.Match, said_on: date) -> tuple[date, str]:
     """The date a relative phrase means, and whether it names a day, a month or a year."""
     phrase = match.group(0).lower()
-    if phrase in ("yesterday", "last night", "昨天", "昨晚"):
-        return said_on - timedelta(days=1), "day"
-    if phrase in ("the day before yesterday", "前天"):
-        return said_on - timedelta(days=2), "day"
-    if phrase in ("last year", "去年"):
-        return said_on.replace(year=said_on.year - 1, day=1), "year"
-    if phrase in ("last month", "上个月"):
-        return months_before(said_on, 1), "month"
+    days = {"yesterday": -1, "last night": -1, "昨天": -1, "昨晚": -1, "the day before yesterday": -2, "前天": -2,
+            "tomorrow": 1, "明天": 1, "the day after tomorrow": 2, "后天": 2}
+    if phrase in days:
+        return said_on + timedelta(days=days[phrase]), "day"
+    years = {"last year": -1, "去年": -1, "next year": 1, "明年": 1}
+    if phrase in years:
+        return date(said_on.year + years[phrase], 1, 1), "year"
+    if phrase in ("last month", "上个月", "next month", "下个月"):
+        return months_before(said_on, 1 if phrase in ("last month", "上个月") else -1), "month"
+    weeks = {"last week": -1, "上周": -1, "上星期": -1, "next week": 1, "下周": 1, "下星期": 1}
+    if phrase in weeks:
+        return said_on - timedelta(days=said_on.weekday()) + timedelta(weeks=weeks[phrase]), "week"
     if match.group("weekday"):
-        back = (said_on.weekday() - WEEKDAYS.index(match.group("weekday").lower())) % 7 or 7
+        target = WEEKDAYS.index(match.group("weekday").lower())
+        if match.group("side").lower() == "next":
+            return said_on + timedelta(days=(target - said_on.weekday()) % 7 or 7), "day"
+        back = (said_on.weekday() - target) % 7 or 7
         return said_on - timedelta(days=back), "day"
     count = (match.group("n") or match.group("zhn")).lower()
     n = int(count) if count.isdigit() else NUMBERS[count]
     unit = (match.group("unit") or match.group("zhunit") or "").lower()
     if unit.startswith("day") or unit == "天":
         return said_on - timedelta(days=n), "day"
+    if unit.startswith("week") or unit in ("周", "个星期"):
+        back = said_on - timedelta(weeks=n)
+        return back - timedelta(days=back.weekday()), "week"
     if unit.startswith("month") or unit == "个月":
         return months_before(said_on, n), "month"
     return said_on.replace(year=said_on.year - n, day=1), "year"
