@@ -20,6 +20,8 @@ print(f"machine: {platform.machine()}, {__import__('os').cpu_count()} cores, Pyt
       f"speed now: sum(range(10**6)) takes {speed_ms():.1f} ms (on a shared machine it drifts: compare runs by it)")
 print(redaction.report(redaction.run()), flush=True)
 print(locomo.report(locomo.run()), flush=True)
+print(locomo.report(locomo.run(data=locomo.CHINESE, slug="zh"), title="Chinese conversation (bench/data/locomo_zh.json)"),
+      flush=True)
 print(facts.report(facts.run()), flush=True)
 print(scale.report(scale.run()), flush=True)
 print(ingest.report(ingest.run(reads=True)), flush=True)

@@ -100,9 +100,9 @@ def test_relative_dates_in_a_memory_get_their_absolute_date():
     said = date(2023, 5, 8)  # a Monday
     assert day(said) == "8 May 2023"
     assert resolve("I went yesterday, and last Friday too; two days ago it rained. Last year was calm, "
-                   "3 months ago too. Last week is left as said.", said) == (
+                   "3 months ago too. Last week was busy.", said) == (
         "I went yesterday (7 May 2023), and last Friday (5 May 2023) too; two days ago (6 May 2023) it rained. "
-        "Last year (2022) was calm, 3 months ago (February 2023) too. Last week is left as said.")
+        "Last year (2022) was calm, 3 months ago (February 2023) too. Last week (the week of 1 May 2023) was busy.")
     assert resolve("我昨天去了，去年也去过，上个月没去，3天前下雨", said) == (
         "我昨天（2023年5月7日）去了，去年（2022年）也去过，上个月（2023年4月）没去，3天前（2023年5月5日）下雨")
     assert resolve("a year ago", date(2024, 2, 29)) == "a year ago (2023)"
@@ -146,3 +146,12 @@ def test_thai_is_cut_between_characters_never_before_a_vowel_mark():
 ])
 def test_excerpts_of_other_scripts_keep_the_matching_sentence(text, word):
     assert word in excerpt(text, query(word), 60).lower()
+
+
+def test_the_index_also_holds_chinese_characters_alone_but_not_function_characters():
+    from memoryhub.memories.text.tokens import index_tokens
+
+    assert "猫" in index_tokens("我的猫叫豆豆") and "猫" in index_tokens("一只小猫")  # a one-character word matches
+    assert "的" not in index_tokens("我的猫") and "我的" in index_tokens("我的猫")
+    assert index_tokens("東京タワー") == ["東", "東京", "京", "京タ", "タワ", "ワー"]  # kana never alone
+    assert index_tokens("She went home") == tokenize("She went home")

@@ -21,7 +21,7 @@ from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.growth import persona
 from memoryhub.memories.models import Fact, Persona, Topic
 from memoryhub.memories.search import fulltext as fts
-from memoryhub.memories.recall.dates import day, resolve
+from memoryhub.memories.recall.dates import day_for, resolve
 from memoryhub.memories.recall.hits import Card
 from memoryhub.memories.text.prose import clip, excerpt, low_information, speakers
 from memoryhub.memories.text.tokens import tokenize, words
@@ -159,7 +159,7 @@ def card_line(run: list[Shown], grouped_day: str | None) -> str:
 
     A run of hits that follow one another in their session is one line, their turns in order (`| id=41, 42`)."""
     shown, card = run[0], run[0].card
-    when = day(card.entry.at) if card.entry is not None else card.at[:10]
+    when = day_for(card.entry.at, shown.text) if card.entry is not None else card.at[:10]
     parts = [] if when == grouped_day else [when]
     if card.category not in ("context", "general", ""):
         parts.append(card.category)
@@ -225,7 +225,8 @@ def topic_line(topic: Topic) -> str:
     """`- 8 May 2023 · 25 turns · decision — <title> | id=t7` above the hits said in that topic."""
     turns = f"{topic.turn_count} turn{'' if topic.turn_count == 1 else 's'}"
     kind = "" if topic.kind in ("context", "general") else f" · {topic.kind}"
-    return f"- {day(topic.started_at)} · {turns}{kind} — {clip(topic.title, TITLE_CHARS)} | id=t{topic.pk}"
+    return (f"- {day_for(topic.started_at, topic.title)} · {turns}{kind} — {clip(topic.title, TITLE_CHARS)} "
+            f"| id=t{topic.pk}")
 
 
 def same_topic(shown: Shown, other: Shown) -> bool:
@@ -301,7 +302,7 @@ class Block:
             if under == "topic":
                 self._lines[key] = topic_line(what)
             elif under == "day":
-                self._lines[key] = day(what.started_at)
+                self._lines[key] = day_for(what.started_at, what.title)
             else:
                 self._lines[key] = card_line(what, under)
         return self._lines[key]

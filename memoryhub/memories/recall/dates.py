@@ -43,6 +43,17 @@ def day(moment: datetime | date) -> str:
     return f"{d.day} {MONTHS[d.month - 1]} {d.year}"
 
 
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def day_for(moment: datetime | date, text: str) -> str:
+    """The date in the language of the memory it heads: "2023年5月8日" above Chinese words, else "8 May 2023"."""
+    if len(_HAN.findall(text)) > max(1, len(_LATIN.findall(text))):
+        return ZH_FORMATS["day"](to_date(moment))
+    return day(moment)
+
+
 def month(d: date) -> str:
     return f"{MONTHS[d.month - 1]} {d.year}"
 

@@ -23,7 +23,7 @@ from memoryhub.core import embeddings, sql
 from memoryhub.memories.models import ARCHIVED, TEST_TAG, Kind
 from memoryhub.memories.search import pgsearch, vectors
 from memoryhub.memories.search.counts import ReusedCounts
-from memoryhub.memories.text.tokens import tokenize
+from memoryhub.memories.text.tokens import index_tokens
 from providers.base import ProviderError
 
 log = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ def drop_index(conn) -> None:
 
 def document_tokens(entry) -> list[str]:
     parts = [entry.title, entry.summary, entry.body, " ".join(entry.tags or []), " ".join(entry.entities or [])]
-    return tokenize(" ".join(p for p in parts if p))
+    return index_tokens(" ".join(p for p in parts if p))
 
 
 def index(entry, *, new: bool = False, tokens: list[str] | None = None) -> None:
@@ -164,7 +164,7 @@ def query_plans(query: str) -> list[Plan]:
     words follow when the rare ones found too few: those having them all, then any of the two
     rarest.
     """
-    seen = list(dict.fromkeys(tokenize(query)))[:64]
+    seen = list(dict.fromkeys(index_tokens(query)))[:64]
     if not seen:
         return []
     docs = doc_counts(seen)

@@ -72,11 +72,12 @@ def rank(space_ids: list[int], query: str, *, limit: int, origin: str | None = N
     top = max(h.rank for h in hits) or 1.0
     weight = {pk: weigher.factor(about) for pk, about in pool.items()}
     score = {h.entry_id: h.rank / top * weight[h.entry_id] for h in hits if h.entry_id in pool}
+    docs = fts.doc_counts(asked.tokens)
     if "session" not in off:
-        prior = signals.session_scores(pool, matched, fts.doc_counts(asked.tokens), fts.corpus_size())
+        prior = signals.session_scores(pool, matched, docs, fts.corpus_size())
         score = {pk: (1 - signals.SESSION) * s + signals.SESSION * prior.get(pool[pk].session, 0.0)
                  for pk, s in score.items()}
-    words = max(1, len(asked.tokens))
+    words = max(1, sum(1 for t in asked.tokens if docs.get(t, 0) > 0))  # a word no entry holds cannot be covered
     ranked = {h.entry_id: Ranked(h.entry_id, score[h.entry_id], "keyword", h.similarity,
                                  len(matched.get(h.entry_id, ())) / words)
               for h in hits if h.entry_id in score}

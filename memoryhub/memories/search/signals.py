@@ -33,7 +33,7 @@ from memoryhub.memories.search.fulltext import json_list
 from memoryhub.memories.text.entities import capitalised_words, extract_entities
 from memoryhub.memories.text.prose import speakers
 from memoryhub.memories.text.times import ASKS_WHEN, MENTIONS_TIME, Window, windows
-from memoryhub.memories.text.tokens import tokenize
+from memoryhub.memories.text.tokens import index_tokens
 
 SIGNALS = ("neighbours", "speaker", "session", "when", "dates", "phrases", "entities")
 SPEAKER = 1.3
@@ -61,8 +61,8 @@ class Asked:
 
 
 def read(query: str, space_ids: list[int], today: date | None = None) -> Asked:
-    phrases = [tokenize(next(g for g in m.groups() if g)) for m in _QUOTED.finditer(query)]
-    return Asked(query, list(dict.fromkeys(tokenize(query))), windows(query, today or timezone.localdate()),
+    phrases = [index_tokens(next(g for g in m.groups() if g)) for m in _QUOTED.finditer(query)]
+    return Asked(query, list(dict.fromkeys(index_tokens(query))), windows(query, today or timezone.localdate()),
                  bool(ASKS_WHEN.search(query)), [p for p in phrases if len(p) > 1], _entities(query, space_ids))
 
 
@@ -138,7 +138,7 @@ class Weigher:
             f *= WHEN
         if self.dates and any(w.holds(about.day, after=TOLD_AFTER_DAYS) for w in self.dates):
             f *= DATES
-        if self.phrases and _holds_phrase(tokenize(about.head), self.phrases):
+        if self.phrases and _holds_phrase(index_tokens(about.head), self.phrases):
             f *= PHRASES
         if self.entities and self.entities & about.entities:
             f *= ENTITIES

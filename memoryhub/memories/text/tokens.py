@@ -38,6 +38,8 @@ _HAN_KANA = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u
 _HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
 _NO_SPACE = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"  # Thai, Lao, Myanmar, Khmer
 _HAN = re.compile(rf"[{_HAN_KANA}]")
+_HAN_RUN = re.compile(rf"[{_HAN_KANA}]+")
+_KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 _HANGUL_CHAR = re.compile(rf"[{_HANGUL}]")
 
 
@@ -129,11 +131,26 @@ def pairs(run: str, clusters: bool = False) -> list[str]:
     return [units[i] + units[i + 1] for i in range(len(units) - 1)]
 
 
+# Chinese characters that are grammar rather than subject (particles, pronouns, measure words): never searched
+# alone. Every other character is, beside the pairs (index_tokens): a one-character word (猫, 跑, 吃) has no pair.
+FUNCTION_CHARACTERS = frozenset("的了是在我你他她它们这那和与也都就还又很吗呢吧啊呀么之其着过把被给个一地得哦嗯啦哈")
+
+
+def index_tokens(text: str) -> list[str]:
+    """The tokens the search index holds and queries: tokenize's, with each Chinese character that is not a
+    function character also alone, in place (so a quoted phrase is still a run of tokens)."""
+    return _tokens(text, True, singles=True)
+
+
 def tokenize(text: str, stemmed: bool = True) -> list[str]:
     """Stemmed words and pairs of unspaced scripts, in order, stopwords removed (duplicates kept for BM25).
 
     `stemmed=False` keeps words as written (folded), for keywords people read.
     """
+    return _tokens(text, stemmed, singles=False)
+
+
+def _tokens(text: str, stemmed: bool, singles: bool) -> list[str]:
     if text.isascii():  # most text: the same tokens for a fraction of the work
         return [stem(w) if stemmed else w for w in _ASCII_PIECE.findall(text.lower()) if w not in STOPWORDS]
     tokens: list[str] = []
@@ -141,13 +158,26 @@ def tokenize(text: str, stemmed: bool = True) -> list[str]:
         if piece.isascii():
             if piece not in STOPWORDS:
                 tokens.append(stem(piece) if stemmed else piece)
-        elif _HAN.match(piece) or (_HANGUL_CHAR.match(piece) and len(piece) > 1):
+        elif _HAN.match(piece):
+            tokens.extend(_han(piece) if singles and len(piece) > 1 else pairs(piece))
+        elif _HANGUL_CHAR.match(piece) and len(piece) > 1:
             tokens.extend(pairs(piece))
         elif _NO_SPACE_CHAR.match(piece):
             tokens.extend(pairs(piece, clusters=True))
         elif piece not in STOPWORDS:
             tokens.append(word_token(piece, stemmed))
     return tokens
+
+
+def _han(run: str) -> list[str]:
+    """Each character that may be a word of its own, then the pair it starts."""
+    out: list[str] = []
+    for i, char in enumerate(run):
+        if char not in FUNCTION_CHARACTERS and not _KANA.match(char):
+            out.append(char)
+        if i + 1 < len(run):
+            out.append(run[i:i + 2])
+    return out
 
 
 @lru_cache(maxsize=50_000)
