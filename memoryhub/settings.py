@@ -292,6 +292,13 @@ MEMORYHUB = {
     "EMBEDDINGS_TIMEOUT": envfloat("MEMORYHUB_EMBEDDINGS_TIMEOUT", 30.0),
     "EMBEDDINGS_QUERY_TIMEOUT": envfloat("MEMORYHUB_EMBEDDINGS_QUERY_TIMEOUT", 2.0),
     "EMBEDDINGS_MIN_SIMILARITY": envfloat("MEMORYHUB_EMBEDDINGS_MIN_SIMILARITY", 0.3),
+    # Optional: a local cross-encoder at a /rerank endpoint re-orders search's best candidates (core/rerank.py).
+    "RERANK_BASE_URL": os.environ.get("MEMORYHUB_RERANK_BASE_URL", ""),
+    "RERANK_MODEL": os.environ.get("MEMORYHUB_RERANK_MODEL", ""),
+    "RERANK_API_KEY": os.environ.get("MEMORYHUB_RERANK_API_KEY", ""),
+    "RERANK_TIMEOUT": envfloat("MEMORYHUB_RERANK_TIMEOUT", 2.0),
+    "RERANK_CANDIDATES": envint("MEMORYHUB_RERANK_CANDIDATES", 20),
+    "RERANK_WEIGHT": envfloat("MEMORYHUB_RERANK_WEIGHT", 0.5),
     "RATE_LIMIT_PER_MINUTE": envint("MEMORYHUB_RATE_LIMIT_PER_MINUTE", 600),
     # Vault requests one agent session may file (each asks a person for attention; #21).
     "VAULT_REQUESTS_PER_SESSION": envint("MEMORYHUB_VAULT_REQUESTS_PER_SESSION", 20),

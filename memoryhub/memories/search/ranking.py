@@ -5,7 +5,8 @@ Word matches first: BM25 × hit boost, the best POOL of them. Each is then weigh
 when, dates, phrases, entities) and given a share of its session's score. A strong match then brings the turns
 around it in its session (one turn away SESSION_NEIGHBOUR of its score, two turns away — the same speaker's
 turn before or after, in a conversation of two — SECOND_NEIGHBOUR, each weighed as itself) and entries sharing
-an entity (ENTITY_NEIGHBOUR). `without()` switches signals off for the bench's ablation.
+an entity (ENTITY_NEIGHBOUR). With a re-ranker configured (core/rerank.py), its scores for the best
+RERANK_CANDIDATES blend in at RERANK_WEIGHT. `without()` switches signals off for the bench's ablation.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
+from django.conf import settings
 from django.utils import timezone
 
-from memoryhub.core import sql
+from memoryhub.core import rerank, sql
 from memoryhub.memories.models import EdgeType, Kind
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.search import signals
@@ -36,7 +38,7 @@ _off: ContextVar[frozenset[str]] = ContextVar("signals_off", default=frozenset()
 @contextmanager
 def without(*names: str) -> Iterator[None]:
     """Rank with these signals switched off (SIGNALS names them), for measuring what each one adds."""
-    unknown = set(names) - set(SIGNALS)
+    unknown = set(names) - set(SIGNALS) - {"rerank"}
     if unknown:
         raise ValueError(f"unknown signals: {sorted(unknown)}")
     token = _off.set(frozenset(names))
@@ -91,9 +93,29 @@ def rank(space_ids: list[int], query: str, *, limit: int, origin: str | None = N
                     offer.coverage = max(offer.coverage, known.coverage)
                 ranked[offer.entry_id] = offer
     best = sorted(ranked.values(), key=lambda r: r.rank, reverse=True)[:limit]
+    if rerank.configured() and "rerank" not in off:
+        best = _reranked(query, best, pool, where, params)
     for r in best:
         r.rank *= top  # back on the word scores' scale
     return best
+
+
+def _reranked(query: str, best: list[Ranked], pool: dict[int, signals.About], where: list[str],
+              params: list) -> list[Ranked]:
+    """The first RERANK_CANDIDATES re-ordered by the re-ranker's scores blended with theirs; they stay above the rest
+    (their scores are mapped between the best and the first one left alone)."""
+    conf = settings.MEMORYHUB
+    head, tail = best[:int(conf.get("RERANK_CANDIDATES", 20))], best[int(conf.get("RERANK_CANDIDATES", 20)):]
+    about = {**pool, **signals.describe([r.entry_id for r in head if r.entry_id not in pool], where, params)}
+    texts = [about[r.entry_id].head if r.entry_id in about else "" for r in head]
+    scores = rerank.scores(query, texts)
+    if not scores or not head:
+        return best
+    weight = float(conf.get("RERANK_WEIGHT", 0.5))
+    top, floor = head[0].rank, (tail[0].rank if tail else 0.0)
+    for r, score in zip(head, scores):
+        r.rank = floor + (top - floor) * ((1 - weight) * r.rank / (top or 1.0) + weight * score)
+    return sorted(head, key=lambda r: r.rank, reverse=True) + tail
 
 
 def _dated_hits(space_ids: list[int], query: str, asked: Asked, found: set[int], search: dict) -> list[fts.Hit]:
