@@ -146,6 +146,7 @@ def run(limit_conversations: int | None = None, data: Path = DATA, ablation: boo
     blended_latencies: list[float] = []
     block = Blocks()
     ingest_seconds = enrich_seconds = embed_seconds = 0.0
+    rerank_cost: dict = {}
     turns_written = 0
     for index, sample in enumerate(samples):
         space = MemorySpace.objects.create(slug=f"{slug}-{index}", name=sample.get("sample_id", f"conv {index}"))
@@ -184,6 +185,8 @@ def run(limit_conversations: int | None = None, data: Path = DATA, ablation: boo
             with words_only(), ranking.without(*(ranking.SIGNALS if name == "all" else [name])):
                 for question, evidence, _answer in questions(sample):
                     scores.add(_ranked(recall, space, question, dia_of, []), evidence)
+        if index == 0:
+            rerank_cost = _rerank_cost(recall, space, [q for q, _, _ in questions(sample)], dia_of)
         # After the searches: an agent's /context counts as recall and bumps what it shows.
         with words_only():
             for question, evidence, answer in questions(sample):
@@ -200,6 +203,7 @@ def run(limit_conversations: int | None = None, data: Path = DATA, ablation: boo
         "p50_ms": percentile(latencies, 50),
         "p95_ms": percentile(latencies, 95),
         "context": block.result(),
+        "rerank_cost": rerank_cost,
         "embeddings": {
             "model": settings.MEMORYHUB["EMBEDDINGS_MODEL"], "recall": blended.means(),
             "p50_ms": percentile(blended_latencies, 50), "p95_ms": percentile(blended_latencies, 95),
@@ -252,6 +256,24 @@ def _ranked(recall, space, question: str, dia_of: dict, latencies: list[float]) 
     return [dia_of.get(c.entry.pk) for c in cards if c.entry is not None]
 
 
+def _rerank_cost(recall, space, asked: list[str], dia_of: dict) -> dict:
+    """Search latency with re-ranking on beside off, on one conversation's questions: against the configured
+    re-ranker when there is one, else against a stub that answers at once (the hub's own share of the cost)."""
+    from bench.rerank_stub import Stub
+
+    timings: dict[str, list[float]] = {"off": [], "on": []}
+    real = bool(settings.MEMORYHUB.get("RERANK_BASE_URL"))
+    with words_only(), Stub() as stub:
+        on = settings.MEMORYHUB if real else {**settings.MEMORYHUB, "RERANK_BASE_URL": stub.base_url}
+        for question in asked:
+            with override_settings(MEMORYHUB={**settings.MEMORYHUB, "RERANK_BASE_URL": ""}):
+                _ranked(recall, space, question, dia_of, timings["off"])
+            with override_settings(MEMORYHUB=on):
+                _ranked(recall, space, question, dia_of, timings["on"])
+    return {"model": settings.MEMORYHUB.get("RERANK_MODEL") if real else None, "questions": len(asked),
+            **{f"{k}_{p}": percentile(v, p) for k, v in timings.items() for p in (50, 95)}}
+
+
 @contextmanager
 def words_only():
     """Search and enrichment as without an embedding service: the baseline of the embedding figures."""
@@ -282,6 +304,12 @@ def report(result: dict, title: str = "LoCoMo dev") -> str:
         f"{result['enrich_turns_per_s']:.0f} turns/s (the worker's edges and topics)",
         "targets: R@10 >= 0.75, session R@10 >= 0.93, search p95 <= 25 ms",
     ]
+    cost = result.get("rerank_cost")
+    if cost:
+        who = f"the re-ranker {cost['model']}" if cost["model"] else "a stub /rerank on loopback answering at once"
+        lines.append(f"re-ranking the best 20 (off by default), {cost['questions']} questions against {who}: search "
+                     f"p50 / p95 {cost['on_50']:.1f} / {cost['on_95']:.1f} ms, without {cost['off_50']:.1f} / "
+                     f"{cost['off_95']:.1f} ms")
     if result.get("ablation"):
         lines += ["each ranking signal switched off alone (what it adds is the drop from memoryhub's row):", header]
         lines += [_row(f"without {name}" if name != "all" else "no signal (words only)", scores)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import time
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple
 
@@ -196,6 +197,7 @@ def recount_words() -> int:
     """Count frequent words afresh: every few minutes, and after a bulk load grew a corpus faster than
     reused counts assume. Only PostgreSQL keeps them in a table (SQLite's FTS5 vocabulary is live)."""
     _doc_counts.clear()
+    _corpus[0] = 0.0
     return pgsearch.refresh_term_stats() if connection.vendor == "postgresql" else 0
 
 
@@ -379,9 +381,16 @@ def _rows(plan: Plan, where: list[str], params: list, wanted: int, enough: int, 
                         newer_than=cutoff)
 
 
+_corpus: list[float] = [0.0, 1.0]  # (when read, newest id)
+
+
 def corpus_size() -> int:
-    """About how many entries the index has seen (the newest id: one indexed read), for idf outside BM25."""
-    return _newest_id() or 1
+    """About how many entries the index has seen (the newest id), for idf outside BM25; read once a minute (an idf
+    moves slowly with the corpus)."""
+    now = time.monotonic()
+    if now - _corpus[0] > 60:
+        _corpus[:] = [now, float(_newest_id() or 1)]
+    return int(_corpus[1])
 
 
 def _newest_id() -> int | None:

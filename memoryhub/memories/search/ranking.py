@@ -144,15 +144,15 @@ def _offers(parents: list[Ranked], pool: dict[int, signals.About], weight: dict[
     by_id = {p.entry_id: p for p in parents}
     turns = [pk for pk in by_id if pool[pk].kind == Kind.TURN]
     ways: list[tuple[int, float, str, int]] = []  # (neighbour, factor, way, parent)
-    if "neighbours" not in off and turns:
-        first = _edges(turns, "backbone")
-        ways += [(target, SESSION_NEIGHBOUR, "session", source) for source, target in first]
+    first, entity = _edges(list(by_id), turns if "neighbours" not in off else [])
+    ways += [(target, SESSION_NEIGHBOUR, "session", source) for source, target in first]
+    ways += [(target, ENTITY_NEIGHBOUR, "entity", source) for source, target in entity]
+    if first:
         before: dict[int, list[int]] = {}
         for source, target in first:
             before.setdefault(target, []).append(source)
-        ways += [(beyond, SECOND_NEIGHBOUR, "session", parent) for middle, beyond in _edges(list(before), "backbone")
+        ways += [(beyond, SECOND_NEIGHBOUR, "session", parent) for middle, beyond in _edges([], list(before))[0]
                  for parent in before[middle] if beyond != parent]
-    ways += [(target, ENTITY_NEIGHBOUR, "entity", source) for source, target in _edges(list(by_id), "entity")]
     about = signals.describe(list({w[0] for w in ways}), where, params)
     offers: dict[int, Ranked] = {}
     for target, factor, via, parent in ways:
@@ -166,15 +166,19 @@ def _offers(parents: list[Ranked], pool: dict[int, signals.About], weight: dict[
     return list(offers.values())
 
 
-def _edges(sources: list[int], kind: str) -> list[tuple[int, int]]:
-    """(source, target) of the entity edges, or the same-session backbone edges, leaving `sources`."""
-    if not sources:
-        return []
-    if kind == "entity":
-        condition, extra = "edge_type = %s", [EdgeType.ENTITY]
-    else:
-        condition, extra = f"edge_type = %s AND {sql.json_text('metadata', 'sub_type')} = %s", [EdgeType.TEMPORAL,
-                                                                                             "backbone"]
-    return [(s, t) for s, t in sql.rows(
-        f"SELECT source_id, target_id FROM memories_edge WHERE source_id IN ({sql.placeholders(sources)}) "
-        f"AND {condition}", [*sources, *extra])]
+def _edges(entity_sources: list[int], turn_sources: list[int]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(backbone, entity): the same-session backbone edges leaving `turn_sources` and the entity edges leaving
+    `entity_sources`, as (source, target), in one query."""
+    parts, params = [], []
+    if turn_sources:
+        parts.append(f"(source_id IN ({sql.placeholders(turn_sources)}) AND edge_type = %s "
+                     f"AND {sql.json_text('metadata', 'sub_type')} = %s)")
+        params += [*turn_sources, EdgeType.TEMPORAL, "backbone"]
+    if entity_sources:
+        parts.append(f"(source_id IN ({sql.placeholders(entity_sources)}) AND edge_type = %s)")
+        params += [*entity_sources, EdgeType.ENTITY]
+    if not parts:
+        return [], []
+    rows = sql.rows(f"SELECT source_id, target_id, edge_type FROM memories_edge WHERE {' OR '.join(parts)}", params)
+    return ([(s, t) for s, t, kind in rows if kind == EdgeType.TEMPORAL],
+            [(s, t) for s, t, kind in rows if kind == EdgeType.ENTITY])

@@ -24,7 +24,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
+from datetime import timezone as dt_timezone
 
 from django.utils import timezone
 
@@ -32,7 +33,7 @@ from memoryhub.core import sql
 from memoryhub.memories.search.fulltext import json_list
 from memoryhub.memories.text.entities import capitalised_words, extract_entities
 from memoryhub.memories.text.prose import speakers
-from memoryhub.memories.text.times import ASKS_WHEN, MENTIONS_TIME, Window, windows
+from memoryhub.memories.text.times import ASKS_WHEN, Window, mentions_time, windows
 from memoryhub.memories.text.tokens import index_tokens
 
 SIGNALS = ("neighbours", "speaker", "session", "when", "dates", "phrases", "entities")
@@ -81,11 +82,12 @@ def _entities(query: str, space_ids: list[int]) -> set[str]:
 class About:
     """What ranking needs to know of one entry (its time, speakers and entities read only when a signal asks)."""
 
-    __slots__ = ("entry_id", "space_id", "session_id", "kind", "head", "_at", "_entities", "_speakers")
+    __slots__ = ("entry_id", "space_id", "session_id", "kind", "head", "_at", "_entities", "_speakers", "weight")
 
     def __init__(self, entry_id: int, space_id: int, session_id: str, at, kind: str, head: str, entities):
         self.entry_id, self.space_id, self.session_id, self.kind, self.head = entry_id, space_id, session_id, kind, head
         self._at, self._entities, self._speakers = at, entities, None
+        self.weight: float | None = None  # Weigher.factor's answer, once asked
 
     @property
     def session(self) -> tuple:
@@ -94,8 +96,11 @@ class About:
 
     @property
     def day(self) -> date:
-        at = sql.from_moment(self._at)
-        return timezone.localtime(at).date() if timezone.is_aware(at) else at.date()
+        """The day it was said, in the hub's time zone (SQLite hands back naive UTC: read it the quick way)."""
+        at = datetime.fromisoformat(self._at) if isinstance(self._at, str) else self._at
+        if at.tzinfo is None:  # stored as UTC
+            at = at.replace(tzinfo=dt_timezone.utc)
+        return timezone.localtime(at).date()
 
     @property
     def entities(self) -> set[str]:
@@ -131,10 +136,15 @@ class Weigher:
         self._named: dict[str, bool] = {}
 
     def factor(self, about: About) -> float:
+        if about.weight is None:
+            about.weight = self._factor(about)
+        return about.weight
+
+    def _factor(self, about: About) -> float:
         f = 1.0
         if self.speaker and any(self.named(s) for s in about.speakers):
             f *= SPEAKER
-        if self.when and MENTIONS_TIME.search(about.head):
+        if self.when and mentions_time(about.head):
             f *= WHEN
         if self.dates and any(w.holds(about.day, after=TOLD_AFTER_DAYS) for w in self.dates):
             f *= DATES
@@ -174,6 +184,7 @@ def session_scores(pool: dict[int, About], matched: dict[int, set[str]], docs: d
         held = counts.setdefault(about.session, {})
         for token in matched.get(pk, ()):
             held[token] = held.get(token, 0) + 1
+    corpus = max([corpus, *docs.values()])
     idf = {t: math.log(1 + (corpus - n + 0.5) / (n + 0.5)) for t, n in docs.items() if n}
     scores = {key: sum(idf.get(t, 0.0) * c * (K1 + 1) / (c + K1) for t, c in held.items())
               for key, held in counts.items()}
