@@ -13,6 +13,7 @@ conversation in bench/data/.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import statistics
@@ -261,6 +262,7 @@ def _rerank_cost(recall, space, asked: list[str], dia_of: dict) -> dict:
     re-ranker when there is one, else against a stub that answers at once (the hub's own share of the cost)."""
     from bench.rerank_stub import Stub
 
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
     timings: dict[str, list[float]] = {"off": [], "on": []}
     real = bool(settings.MEMORYHUB.get("RERANK_BASE_URL"))
     with words_only(), Stub() as stub:

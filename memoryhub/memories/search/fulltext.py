@@ -24,7 +24,7 @@ from memoryhub.core import embeddings, sql
 from memoryhub.memories.models import ARCHIVED, TEST_TAG, Kind
 from memoryhub.memories.search import pgsearch, vectors
 from memoryhub.memories.search.counts import ReusedCounts
-from memoryhub.memories.text.tokens import index_tokens
+from memoryhub.memories.text.tokens import QUESTION_WORDS, index_tokens
 from providers.base import ProviderError
 
 log = logging.getLogger(__name__)
@@ -165,7 +165,7 @@ def query_plans(query: str) -> list[Plan]:
     words follow when the rare ones found too few: those having them all, then any of the two
     rarest.
     """
-    seen = list(dict.fromkeys(index_tokens(query)))[:64]
+    seen = query_tokens(query)
     if not seen:
         return []
     docs = doc_counts(seen)
@@ -178,6 +178,20 @@ def query_plans(query: str) -> list[Plan]:
     elif common:
         plans += [Plan(common, " AND ", True, docs), Plan(sorted(common, key=lambda t: docs[t])[:2], " OR ", True, docs)]
     return plans
+
+
+def query_tokens(query: str) -> list[str]:
+    """The query's distinct index tokens (at most 64) but Chinese question words, a Chinese character alone only
+    where no pair it is part of
+    is held by any entry: "猫" for 的猫 and 猫叫, not "数" beside 数据 (the pair says it, and a common character
+    alone would make every search score thousands of rows)."""
+    tokens = [t for t in dict.fromkeys(index_tokens(query)) if t not in QUESTION_WORDS][:64]
+    singles = [t for t in tokens if len(t) == 1 and not t.isascii()]
+    if not singles:
+        return tokens
+    pairs = [t for t in tokens if len(t) == 2 and any(c in t for c in singles)]
+    held = {t for t, n in doc_counts(pairs).items() if n > 0} if pairs else set()
+    return [t for t in tokens if t not in singles or not any(t in pair for pair in held)]
 
 
 def doc_counts(tokens: list[str]) -> dict[str, int]:
@@ -237,12 +251,15 @@ def query(
     candidates: int = CANDIDATES,
     skip_tags: Iterable[str] = (),
     between: tuple | None = None,
+    keep: int = 0,
 ) -> list[Hit]:
     """Entries of `space_ids` matching `text`, best first.
 
     `recallable_only` skips archived, test, merged and deleted entries (automatic recall);
     explicit searches pass False and still skip deleted ones. `skip_tags` leaves out entries
     carrying any of those tags (see `filters`); `between` (start, end) keeps only entries of that time.
+    `limit` decides how far the query plans look (a wider look costs a big corpus dearly); `keep` returns up to
+    that many of the matches they scored anyway, for ranking to weigh.
     """
     if not space_ids:
         return []
@@ -253,7 +270,7 @@ def query(
     hits = _word_hits(text, where, params, limit, candidates)
     if vectors.enabled() and text.strip():
         hits = _blend(space_ids, text, hits, where, params, limit)
-    return hits[:limit]
+    return hits[:max(limit, keep)]
 
 
 def filters(space_ids: list[int], *, recallable_only: bool = True, origin: str | None = None,

@@ -30,7 +30,7 @@ SESSION_NEIGHBOUR = 0.6
 SECOND_NEIGHBOUR = 0.4
 ENTITY_NEIGHBOUR = 0.3
 PARENTS = 10
-POOL = 60
+POOL = 40
 WINDOWS = 3  # dated windows searched on their own, at most
 _off: ContextVar[frozenset[str]] = ContextVar("signals_off", default=frozenset())
 
@@ -62,7 +62,7 @@ def rank(space_ids: list[int], query: str, *, limit: int, origin: str | None = N
     off = _off.get()
     asked = signals.read(query, space_ids)
     search = dict(recallable_only=recallable_only, origin=origin, skip_tags=skip_tags)
-    hits = fts.query(space_ids, query, limit=max(limit, POOL), **search)
+    hits = fts.query(space_ids, query, limit=max(limit, PARENTS), keep=POOL, **search)
     if "dates" not in off:
         hits += _dated_hits(space_ids, query, asked, {h.entry_id for h in hits}, search)
     if not hits:
@@ -125,7 +125,7 @@ def _dated_hits(space_ids: list[int], query: str, asked: Asked, found: set[int],
     for window in [w for w in asked.windows if w.start is not None][:WINDOWS]:
         start = timezone.make_aware(datetime.combine(window.start, time.min))
         end = timezone.make_aware(datetime.combine(window.end + timedelta(days=signals.TOLD_AFTER_DAYS + 1), time.min))
-        for hit in fts.query(space_ids, query, limit=POOL // 2, between=(start, end), **search):
+        for hit in fts.query(space_ids, query, limit=PARENTS, keep=POOL // 2, between=(start, end), **search):
             if hit.entry_id not in found:
                 found.add(hit.entry_id)
                 extra.append(hit)

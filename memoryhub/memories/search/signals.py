@@ -30,7 +30,7 @@ from datetime import timezone as dt_timezone
 from django.utils import timezone
 
 from memoryhub.core import sql
-from memoryhub.memories.search.fulltext import json_list
+from memoryhub.memories.search.fulltext import json_list, query_tokens
 from memoryhub.memories.text.entities import capitalised_words, extract_entities
 from memoryhub.memories.text.prose import speakers
 from memoryhub.memories.text.times import ASKS_WHEN, Window, mentions_time, windows
@@ -63,7 +63,7 @@ class Asked:
 
 def read(query: str, space_ids: list[int], today: date | None = None) -> Asked:
     phrases = [index_tokens(next(g for g in m.groups() if g)) for m in _QUOTED.finditer(query)]
-    return Asked(query, list(dict.fromkeys(index_tokens(query))), windows(query, today or timezone.localdate()),
+    return Asked(query, query_tokens(query), windows(query, today or timezone.localdate()),
                  bool(ASKS_WHEN.search(query)), [p for p in phrases if len(p) > 1], _entities(query, space_ids))
 
 

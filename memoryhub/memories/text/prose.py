@@ -84,10 +84,12 @@ def _break_after(text: str, start: int) -> int:
     return len(text)
 
 
+_LINE_LABEL = re.compile(r"(?m)^[ \t]*([^\s:：]{1,24}(?: [^\s:：]{1,24}){0,2})(?::[ \t]+|：[ \t]*)(?=\S)")
+
+
 def speakers(text: str) -> list[str]:
     """Who speaks in a text: the "Name:" labels its lines start with ("Caroline", "User", "王哥"), once each."""
-    found = (_LABEL.match(line.strip()) for line in text.splitlines())
-    return list(dict.fromkeys(m.group(1) for m in found if m))
+    return list(dict.fromkeys(_LINE_LABEL.findall(text)))
 
 
 def information(text: str) -> float:

@@ -134,6 +134,9 @@ def pairs(run: str, clusters: bool = False) -> list[str]:
 # Chinese characters that are grammar rather than subject (particles, pronouns, measure words): never searched
 # alone. Every other character is, beside the pairs (index_tokens): a one-character word (猫, 跑, 吃) has no pair.
 FUNCTION_CHARACTERS = frozenset("的了是在我你他她它们这那和与也都就还又很吗呢吧啊呀么之其着过把被给个一地得哦嗯啦哈")
+# Chinese question words, left out of queries as English leaves out what, how and which (STOPWORDS): they say what
+# kind of answer is wanted, not what it is about.
+QUESTION_WORDS = frozenset("什么 怎么 为什 哪里 哪儿 哪些 哪个 哪一 多少 多久 几个 是否".split())
 
 
 def index_tokens(text: str) -> list[str]:
