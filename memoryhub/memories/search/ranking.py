@@ -5,7 +5,7 @@ Word matches first: BM25 × hit boost, the best POOL of them. Each is then weigh
 when, dates, phrases, entities) and given a share of its session's score. A strong match then brings the turns
 around it in its session (one turn away SESSION_NEIGHBOUR of its score, two turns away — the same speaker's
 turn before or after, in a conversation of two — SECOND_NEIGHBOUR, each weighed as itself) and entries sharing
-an entity (ENTITY_NEIGHBOUR). With a re-ranker configured (core/rerank.py), its scores for the best
+an entity the query names (ENTITY_NEIGHBOUR: any shared name would bring half a conversation along). With a re-ranker configured (core/rerank.py), its scores for the best
 RERANK_CANDIDATES blend in at RERANK_WEIGHT. `without()` switches signals off for the bench's ablation.
 """
 
@@ -71,6 +71,7 @@ def rank(space_ids: list[int], query: str, *, limit: int, origin: str | None = N
     pool = signals.describe([h.entry_id for h in hits], where, params)
     matched = fts.matched_terms(list(pool), asked.tokens)
     weigher = Weigher(asked, off)
+    weigher.not_speaking(pool)
     top = max(h.rank for h in hits) or 1.0
     weight = {pk: weigher.factor(about) for pk, about in pool.items()}
     score = {h.entry_id: h.rank / top * weight[h.entry_id] for h in hits if h.entry_id in pool}
@@ -144,7 +145,8 @@ def _offers(parents: list[Ranked], pool: dict[int, signals.About], weight: dict[
     by_id = {p.entry_id: p for p in parents}
     turns = [pk for pk in by_id if pool[pk].kind == Kind.TURN]
     ways: list[tuple[int, float, str, int]] = []  # (neighbour, factor, way, parent)
-    first, entity = _edges(list(by_id), turns if "neighbours" not in off else [])
+    first, entity = _edges(list(by_id) if weigher.entities else [], turns if "neighbours" not in off else [],
+                           weigher.entities)
     ways += [(target, SESSION_NEIGHBOUR, "session", source) for source, target in first]
     ways += [(target, ENTITY_NEIGHBOUR, "entity", source) for source, target in entity]
     if first:
@@ -166,17 +168,19 @@ def _offers(parents: list[Ranked], pool: dict[int, signals.About], weight: dict[
     return list(offers.values())
 
 
-def _edges(entity_sources: list[int], turn_sources: list[int]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """(backbone, entity): the same-session backbone edges leaving `turn_sources` and the entity edges leaving
-    `entity_sources`, as (source, target), in one query."""
+def _edges(entity_sources: list[int], turn_sources: list[int],
+           entities: set[str] = frozenset()) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(backbone, entity): the same-session backbone edges leaving `turn_sources`, and the edges leaving
+    `entity_sources` through one of `entities`, as (source, target), in one query."""
     parts, params = [], []
     if turn_sources:
         parts.append(f"(source_id IN ({sql.placeholders(turn_sources)}) AND edge_type = %s "
                      f"AND {sql.json_text('metadata', 'sub_type')} = %s)")
         params += [*turn_sources, EdgeType.TEMPORAL, "backbone"]
-    if entity_sources:
-        parts.append(f"(source_id IN ({sql.placeholders(entity_sources)}) AND edge_type = %s)")
-        params += [*entity_sources, EdgeType.ENTITY]
+    if entity_sources and entities:
+        parts.append(f"(source_id IN ({sql.placeholders(entity_sources)}) AND edge_type = %s "
+                     f"AND {sql.json_text('metadata', 'entity')} IN ({sql.placeholders(entities)}))")
+        params += [*entity_sources, EdgeType.ENTITY, *sorted(entities)]
     if not parts:
         return [], []
     rows = sql.rows(f"SELECT source_id, target_id, edge_type FROM memories_edge WHERE {' OR '.join(parts)}", params)

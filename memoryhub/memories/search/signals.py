@@ -12,7 +12,9 @@ bench measures what it adds (ranking.without):
   what was said on them or in the week after (things are told after they happen): DATES times, and the
   entries of those days are searched too, not only the best word matches overall.
 - **phrases**: words quoted in the query ("…", “…”, 「…」, 《…》) found together, in order: PHRASES times.
-- **entities**: entries indexed under an entity the query names (memories_entityref): ENTITIES times.
+- **entities**: entries indexed under an entity the query names (memories_entityref), other than the
+  conversation's own speakers (said to, not about): ENTITIES times; and only an entity the query names
+  brings other entries along (ranking.py).
 - **session**: a conversation that covers more of the query's words makes each of its matches likelier,
   as a document's other passages make a passage likelier: a share SESSION of the score comes from the
   session's own BM25 (over the matched words of its candidates, each word saturating as in BM25).
@@ -134,6 +136,12 @@ class Weigher:
         self.phrases = [] if "phrases" in off else asked.phrases
         self.entities = set() if "entities" in off else asked.entities
         self._named: dict[str, bool] = {}
+
+    def not_speaking(self, pool: dict[int, About]) -> None:
+        """Leave the conversation's own speakers out of the entities that count: their names are mostly said to
+        them ("Thanks, Caroline!"), and the speaker signal already weighs what they said."""
+        if self.entities:
+            self.entities -= {name for about in pool.values() for name in about.speakers}
 
     def factor(self, about: About) -> float:
         if about.weight is None:
