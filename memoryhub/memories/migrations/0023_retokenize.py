@@ -12,5 +12,5 @@ def retokenize(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("memories", "0019_tasks_module")]
+    dependencies = [("memories", "0022_provenance_and_space_copies")]
     operations = [migrations.RunPython(retokenize, migrations.RunPython.noop)]
