@@ -71,12 +71,12 @@ def test_unindexed_and_deleted_entries_leave_the_index(entries):
 def test_frequent_word_counts_come_from_the_refreshed_table(entries, monkeypatch):
     space, _ = entries
     monkeypatch.setattr(pgsearch, "FREQUENT", 2)
-    [database] = search.tokenize("database")  # in two of the entries: frequent at this threshold
+    [database] = search.index_tokens("database")  # in two of the entries: frequent at this threshold
     assert search.recount_words() > 0
     before = pgsearch.doc_counts([database])[database]
     gateway.write(space, gateway.Draft(title="Database again", body="The database migration ran overnight"))
     assert pgsearch.doc_counts([database])[database] == before  # the table's count, until the next refresh
-    [lunch] = search.tokenize("lunch")
+    [lunch] = search.index_tokens("lunch")
     assert pgsearch.doc_counts([lunch])[lunch] == 1  # a rare word is counted live
     search.recount_words()
     assert pgsearch.doc_counts([database])[database] == before + 1
