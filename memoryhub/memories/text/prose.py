@@ -92,6 +92,11 @@ def speakers(text: str) -> list[str]:
     return list(dict.fromkeys(_LINE_LABEL.findall(text)))
 
 
+def without_speakers(text: str) -> str:
+    """The text with the "Name:" labels its lines start with taken out (they say who spoke, not what about)."""
+    return _LINE_LABEL.sub("", text)
+
+
 def information(text: str) -> float:
     """How much a text says: its distinct content words (numbers count twice); speaker labels, greetings and
     fillers left out."""
