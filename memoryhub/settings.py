@@ -164,6 +164,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     _db_name = str(DATABASES["default"]["NAME"])
     if _db_name not in ("", ":memory:") and not _db_name.startswith("file:"):
         private_file(Path(_db_name))  # before SQLite creates it with the umask's mode
+    # Django's backend, with every write transaction queued for the machine's writer lock (core/sqlite).
+    DATABASES["default"]["ENGINE"] = "memoryhub.core.sqlite"
     # WAL lets readers and the worker run beside one writer; IMMEDIATE avoids
     # lock-upgrade deadlocks between web and worker processes.
     DATABASES["default"]["OPTIONS"] = {

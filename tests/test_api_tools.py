@@ -50,14 +50,14 @@ def test_a_search_does_not_wait_for_the_write_lock_and_its_recall_is_noted_once_
 
     from django.db import connection, transaction
 
-    from memoryhub.core import background, sql
+    from memoryhub.core import background
 
     saved = result(api.tool("memory_note", text="gunicorn serves the hub"))
     settings.Q_CLUSTER = {**settings.Q_CLUSTER, "sync": False}  # as served: a worker, bookkeeping off the request
     holding, release = threading.Event(), threading.Event()
 
     def writer():  # another agent's write, holding SQLite's one write lock
-        with sql.one_writer(), transaction.atomic():
+        with transaction.atomic():  # queues for the writer lock like every write (core/sqlite)
             Entry.objects.filter(pk=saved["id"]).update(importance=3)
             holding.set()
             release.wait(60)

@@ -1,7 +1,8 @@
 """Which token a call carries, and whether it may go on: not paused, within its rate limit (/api/v1 and /mcp alike).
 
-A call writes nothing to the database here. The token row is cached in the process for
-`TOKEN_CACHE_SECONDS` (5 by default), so revoking or pausing a token reaches every web process
+A call writes nothing to the database here but its token's "last used", at most once a minute and as
+bookkeeping (core/background: never waited for, never failing the call). The token row is cached in the
+process for `TOKEN_CACHE_SECONDS` (5 by default), so revoking or pausing a token reaches every web process
 within that time (at once in the process that did it); the count of calls lives in rates.py.
 """
 
@@ -15,7 +16,7 @@ from django.utils import timezone
 
 from memoryhub.agents import rates
 from memoryhub.agents.models import ApiToken, hash_token
-from memoryhub.core import sql
+from memoryhub.core import background
 from memoryhub.core.errors import ApiError
 
 LAST_USED_PRECISION = timedelta(minutes=1)  # how stale the "last used" a person sees may get
@@ -48,13 +49,16 @@ def _read(digest: str) -> ApiToken:
         raise ApiError("unauthorized", "invalid or revoked token")
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_PRECISION:
-        with sql.one_writer():
-            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        background.best_effort(_mark_used, token.pk, now)  # never holds up or fails the call
         token.last_used_at = now
     if len(_cache) > 10_000:
         _cache.clear()
     _cache[digest] = (time.monotonic(), token)
     return token
+
+
+def _mark_used(token_id: int, now) -> None:
+    ApiToken.objects.filter(pk=token_id).update(last_used_at=now)
 
 
 def forget(token: ApiToken) -> None:

@@ -17,7 +17,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from memoryhub.agents.models import AgentSession, ApiToken
-from memoryhub.core import sql
+from memoryhub.core import background
 
 T = TypeVar("T")
 
@@ -43,21 +43,45 @@ def touch(token: ApiToken, session_id: str) -> None:
 
 
 def see(token: ApiToken, session_id: str) -> AgentSession:
-    """The agent session, created on first sight; refreshes its idle clock (after expiring it if it was idle)."""
+    """The agent session, created on first sight; refreshes its idle clock (after expiring it if it was idle).
+
+    Creating and refreshing the row is bookkeeping (core/background.best_effort): a read never waits for
+    the write lock for it nor fails with it. Seen while another writer holds the lock, a new session is
+    answered unsaved and written a moment later; an idle one stays idle (its grants refused) until then."""
     if len(_seen) > 10_000:
         _seen.clear()
     _seen[(token.pk, session_id)] = time.monotonic()
     now = timezone.now()
     session = AgentSession.objects.filter(token=token, session_id=session_id).first()
     if session is None:
-        with sql.one_writer():  # writers queue for the lock (core/sql.py); a read needs no place in it
-            session, _ = AgentSession.objects.get_or_create(token=token, session_id=session_id)
-    elif now - session.last_seen_at > REFRESH_AFTER:
-        if now - session.last_seen_at > idle_limit():
-            expire(session.token_id, session.session_id)
-        with sql.one_writer():
-            AgentSession.objects.filter(pk=session.pk).update(last_seen_at=now)
+        opened: list[AgentSession] = []
+        background.best_effort(_open, token, session_id, opened)
+        return opened[0] if opened else AgentSession(token=token, session_id=session_id, started_at=now,
+                                                     last_seen_at=now)
+    if now - session.last_seen_at > REFRESH_AFTER:
+        background.best_effort(_refresh, session.pk, session.token_id, session.session_id,
+                               now - session.last_seen_at > idle_limit(), now)
     return session
+
+
+def _open(token: ApiToken, session_id: str, opened: list[AgentSession]) -> None:
+    opened.append(AgentSession.objects.get_or_create(token=token, session_id=session_id)[0])
+
+
+def _refresh(pk: int, token_id: int, session_id: str, was_idle: bool, now: datetime) -> None:
+    """The idle clock moves; a session that had gone idle first ends what was bound to it (in the same transaction)."""
+    if was_idle:
+        expire(token_id, session_id)
+    AgentSession.objects.filter(pk=pk).update(last_seen_at=now)
+
+
+def keep_snapshot(session: AgentSession) -> None:
+    """Keep what /context froze for the session (notebooks/hot.freeze), as bookkeeping like the session row."""
+    background.best_effort(_keep_snapshot, session.token_id, session.session_id, dict(session.snapshot))
+
+
+def _keep_snapshot(token_id: int, session_id: str, snapshot: dict) -> None:
+    AgentSession.objects.update_or_create(token_id=token_id, session_id=session_id, defaults={"snapshot": snapshot})
 
 
 def end(token: ApiToken, session_id: str) -> int:

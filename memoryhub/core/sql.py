@@ -9,8 +9,6 @@ else stays on the ORM. The SQL must run unchanged on SQLite and PostgreSQL.
 from __future__ import annotations
 
 import json
-import os
-import threading
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Iterable, Sequence
@@ -18,62 +16,23 @@ from typing import Any, Iterable, Sequence
 from django.db import connection, models
 from django.utils import timezone
 
-try:
-    import fcntl
-except ImportError:  # not POSIX: SQLite's busy handler alone
-    fcntl = None
-
-
-_write_lock = threading.Lock()
-_lock_file: tuple[int, str, int] | None = None  # (process id, database path, file descriptor)
-
 
 @contextmanager
-def one_writer(blocking: bool = True):
-    """On SQLite, let one writer of this machine at a time into a write transaction.
+def without_waiting():
+    """Inside, a write transaction that would wait for another writer raises `core.sqlite.writer.Busy` at once.
 
-    SQLite admits one writer; the others wait in its busy handler, which sleeps 1, 2, 5, 10 … ms
-    between tries, so writers racing for it left the lock idle much of the time. Writers queued
-    here (threads on a lock, processes on an flock of a file beside the database) wake the moment
-    it is free. Inside an open transaction (which may already hold the database lock) it stands
-    aside, so it never waits while holding SQLite's lock. It yields True once the way is clear;
-    with `blocking=False` it yields False at once instead of waiting behind another writer.
+    For bookkeeping a read does (background.best_effort): it is written now if the lock is free, else later.
+    Every write queues for SQLite's lock by itself (the `memoryhub.core.sqlite` backend); PostgreSQL has row
+    locks and nothing to skip.
     """
     if connection.vendor != "sqlite" or connection.in_atomic_block:
-        yield True
+        yield
         return
-    if not _write_lock.acquire(blocking):
-        yield False
-        return
+    connection.waits_for_writers = False
     try:
-        descriptor = _writer_lock_file()
-        if descriptor is None:
-            yield True
-            return
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(descriptor, fcntl.LOCK_UN)
+        yield
     finally:
-        _write_lock.release()
-
-
-def _writer_lock_file() -> int | None:
-    """This process's descriptor of `<database>.writer-lock` (a forked child opens its own), or None off POSIX."""
-    global _lock_file
-    name = str(connection.settings_dict["NAME"])
-    if fcntl is None or name == ":memory:" or name.startswith("file:"):
-        return None
-    if _lock_file is None or _lock_file[:2] != (os.getpid(), name):
-        if _lock_file is not None:
-            os.close(_lock_file[2])  # another database (tests), or the parent's before a fork
-        _lock_file = (os.getpid(), name, os.open(f"{name}.writer-lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
-    return _lock_file[2]
+        connection.waits_for_writers = True
 
 
 def rows(sql: str, params: Sequence[Any] = ()) -> list[tuple]:

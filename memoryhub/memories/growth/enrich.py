@@ -59,7 +59,7 @@ def run(space_id: int) -> int:
     done = 0
     turns: list[int] = []
     while True:
-        with sql.one_writer(), transaction.atomic():
+        with transaction.atomic():
             # Two runs of one space never take the same entry (PostgreSQL; SQLite writes one at a time anyway).
             batch = list(Entry.objects.filter(space_id=space_id, enrich_pending=True)
                          .select_for_update(skip_locked=True).order_by("at", "id")[:BATCH])

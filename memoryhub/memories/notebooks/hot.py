@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from memoryhub.agents import sessions
 from memoryhub.audit.models import record
 from memoryhub.memories.models import Entry, Kind, Notebook, Source
 from memoryhub.memories.write import gateway
@@ -391,7 +392,7 @@ def freeze(session, workspaces: list[Workspace | None]) -> list[dict]:
     if missing:
         snapshot["notebooks"] = frozen
         session.snapshot = snapshot
-        session.save(update_fields=["snapshot"])
+        sessions.keep_snapshot(session)  # bookkeeping: a read never waits for the write lock for it
     return [{"key": scope_key(w), **frozen[scope_key(w)]} for w in workspaces]
 
 

@@ -134,7 +134,7 @@ def save(space_id: int, model: str, entries: list[tuple[int, str]], vectors: lis
     ids = [pk for pk, _hash in entries]
     dims = max((len(v) for v in vectors if v is not None), default=0)
     pgvector = pgvectors.in_use()
-    with sql.one_writer(), transaction.atomic():
+    with transaction.atomic():
         if pgvector and dims:
             pgvectors.ensure_hnsw(dims)
         current = dict(sql.rows(f"SELECT id, content_hash FROM memories_entry WHERE id IN ({sql.placeholders(ids)}) "

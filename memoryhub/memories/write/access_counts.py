@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from memoryhub.core import background, sql
+from memoryhub.core import background
 from memoryhub.core.redaction import redact
 from memoryhub.memories.models import Entry
 from memoryhub.memories.text.prose import clip
@@ -21,22 +21,10 @@ from memoryhub.spaces.models import MemorySpace
 def record_recall(space_entries: dict[MemorySpace, list[Entry]], query: str, actor: str) -> None:
     """An agent's recall counts as access and is logged; the hub's own browsing never calls this.
 
-    Written at once when no other writer holds the lock; else by the process's bookkeeping thread
-    (core/background.py), so a search never waits behind agents' writes."""
+    Bookkeeping (core/background.best_effort): written at once when no other writer holds the lock, else
+    a moment later; it never holds up or fails the search it notes."""
     noted = [(space, [e.pk for e in entries]) for space, entries in space_entries.items()]
-    now = timezone.now()
-    with sql.one_writer(blocking=False) as free:
-        if free:
-            with transaction.atomic():
-                _note_recall(noted, query, actor, now)
-            return
-    background.submit(_note_recall_when_free, noted, query, actor, now)
-
-
-def _note_recall_when_free(noted: list[tuple[MemorySpace, list[int]]], query: str, actor: str,
-                           now: datetime) -> None:
-    with sql.one_writer(), transaction.atomic():
-        _note_recall(noted, query, actor, now)
+    background.best_effort(_note_recall, noted, query, actor, timezone.now())
 
 
 def _note_recall(noted: list[tuple[MemorySpace, list[int]]], query: str, actor: str, now: datetime) -> None:

@@ -11,7 +11,7 @@ summaries and persona rebuilds as its settings ask, MEMORY.md. Nothing else writ
 so the index, the graph and the op log never drift from the entries themselves.
 
 A turn is the hot path: the pure work (redaction, entities, index tokens, fact claims) comes
-first, then a few plain SQL statements under sql.one_writer() (sql.py says why).
+first, then a few plain SQL statements in one transaction, which queues for SQLite's lock (core/sqlite).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def write_many(drafts: list[tuple[MemorySpace, Draft]], *, actor: str = "") -> l
             results[n] = result
     if ready:
         new: dict[int, tuple[MemorySpace, list[int]]] = {}  # space id -> (space, ids of its new entries)
-        with sql.one_writer(), transaction.atomic():
+        with transaction.atomic():
             for n, entry, tokens, claims in ready:
                 try:
                     # A savepoint per draft only in a batch: one draft's failure undoes its own rows alone.
