@@ -95,3 +95,43 @@ def test_token_keys_differ_for_different_tokens():
     second, _ = ApiToken.issue("b")
     assert rates.token_key(first.token_hash) != rates.token_key(second.token_hash)
     assert rates.token_key(first.token_hash) > 0
+
+
+def test_a_truncated_windows_file_is_extended_again_and_counting_goes_on(settings, tmp_path):
+    settings.STATE_DIR = tmp_path
+    windows = rates.MachineWindows()
+    assert [windows.count(9, 30) for _ in range(3)] == [1, 2, 3]
+    path = tmp_path / "rate-windows"
+    path.write_bytes(b"")  # truncated under a running hub (a person, a tool): its counts are gone, not its callers
+    assert windows.count(9, 30) == 1
+    assert path.stat().st_size == rates.SLOTS * rates.SLOT.size
+    assert windows.count(9, 30) == 2
+
+
+def test_a_deleted_windows_file_is_made_again_and_shared_again(settings, tmp_path):
+    settings.STATE_DIR = tmp_path
+    windows, other = rates.MachineWindows(), rates.MachineWindows()
+    assert windows.count(11, 40) == 1
+    (tmp_path / "rate-windows").unlink()
+    assert other.count(11, 40) == 1  # the other process makes a new file
+    time.sleep(1.1)  # a process looks at most once a second whether the path still names its file
+    assert windows.count(11, 40) == 2  # and this one counts in it, not alone in the deleted one
+
+
+def test_truncating_the_windows_file_under_a_web_process_never_kills_it(tmp_path):
+    """A memory-mapped file that shrinks under its map answers the next touch with SIGBUS: the web worker died."""
+    with hub_env(tmp_path) as env:
+        env.pop("DATABASE_URL", None)
+        env.pop("REDIS_URL", None)  # the machine's file, not Redis, counts the calls
+        manage(env, "migrate", "--noinput", "-v0")
+        token = manage(env, "issue_token", "--name", "bot").strip().splitlines()[-1]
+        with web_node(env, tmp_path / "web.log") as base:
+            assert get_spaces(base, token)[0] == 200
+            windows = tmp_path / "state" / "rate-windows"
+            windows.write_bytes(b"")
+            statuses = [get_spaces(base, token)[0] for _ in range(3)]
+            size = windows.stat().st_size
+        log = (tmp_path / "web.log").read_text()
+    assert statuses == [200] * 3
+    assert size == rates.SLOTS * rates.SLOT.size
+    assert "SIGBUS" not in log and "Bus error" not in log

@@ -114,7 +114,7 @@ def test_served_hub_answers_agents_over_http_and_stops_cleanly(served):
 
 
 def test_a_read_gets_a_thread_while_more_turn_writers_than_threads_wait_for_the_write_lock(hub):
-    """Turn writes may hold all but one of a web process's request threads (asgi.WRITE_PATHS). With SQLite's
+    """Turn writes may hold all but one of a web process's request threads (asgi.may_wait_for_writes). With SQLite's
     write lock held and six turns waiting on a process of four threads, a read is still answered at once;
     before, it queued behind them until the lock came free."""
     import fcntl
@@ -129,7 +129,7 @@ def test_a_read_gets_a_thread_while_more_turn_writers_than_threads_wait_for_the_
         statuses.append(fetch(f"{hub.url}/api/v1/turns", turn, token, timeout=120)[0])
 
     lock = os.open(Path(hub.env["MEMORYHUB_DATA_DIR"]) / "memoryhub.sqlite3.writer-lock", os.O_RDWR | os.O_CREAT)
-    fcntl.flock(lock, fcntl.LOCK_EX)  # the way every writer of the machine queues (core/sql.one_writer)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # the way every writer of the machine queues (core/sqlite)
     writers = [threading.Thread(target=write, args=(n,)) for n in range(6)]
     try:
         for writer in writers:
@@ -183,3 +183,43 @@ def test_serve_restarts_each_kind_of_child_killed_outright_and_leaves_nothing_ru
     assert output.count("starting it again in") == 3, output  # the gunicorn worker is gunicorn's own to replace
     stored = faults.stored_keys(env)
     assert writers.confirmed <= set(stored) and len(stored) == len(set(stored))
+
+
+def test_a_search_gets_a_thread_while_tool_writes_space_creations_and_session_ends_wait_for_the_write_lock(hub):
+    """Not one path but every request that is not a read counts against the writers' threads: with the lock held
+    and six writes of other kinds waiting on a process of four threads, a search and /context answer at once.
+    Before, only /turns was counted and four tool writes took every thread."""
+    import fcntl
+    import threading
+
+    token = hub.token(name="lock-kinds")
+    assert fetch(f"{hub.url}/api/v1/tools/memory_note", {"session_id": "k", "arguments": {"text": "the deploy runs "
+                                                         "on Fridays"}}, token)[0] == 200
+    statuses: list[int] = []
+    writes = [("tools/memory_note", {"session_id": f"k{n}", "arguments": {"text": f"a note that waits ({n})"}})
+              for n in range(3)]
+    writes += [("spaces", {"slug": f"waiting-{n}", "name": f"Waiting {n}"}) for n in range(2)]
+    writes += [("sessions/k0/end", {})]
+
+    def write(path: str, body: dict) -> None:
+        statuses.append(fetch(f"{hub.url}/api/v1/{path}", body, token, timeout=120)[0])
+
+    lock = os.open(Path(hub.env["MEMORYHUB_DATA_DIR"]) / "memoryhub.sqlite3.writer-lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    writers = [threading.Thread(target=write, args=w) for w in writes]
+    try:
+        for writer in writers:
+            writer.start()
+        time.sleep(2)  # the six reach the server and wait for the lock
+        found = fetch(f"{hub.url}/api/v1/tools/memory_search", {"session_id": "reader", "arguments": {
+            "query": "deploy Fridays"}}, token)  # within fetch's 10 s, while the writes still wait
+        context = fetch(f"{hub.url}/api/v1/context", {"session_id": "reader", "query": "deploy"}, token)
+        assert all(writer.is_alive() for writer in writers)
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        os.close(lock)
+        for writer in writers:
+            writer.join(120)
+    assert found[0] == 200 and found[1]["result"]["results"]
+    assert context[0] == 200 and "Fridays" in context[1]["text"]
+    assert sorted(statuses) == [200, 200, 200, 200, 201, 201]

@@ -130,7 +130,7 @@ def test_the_worker_runs_only_registered_work_and_every_schedule_points_at_a_tas
     from django_q.models import Schedule
 
     schedules = set(Schedule.objects.filter(name__startswith="memoryhub-").values_list("func", flat=True))
-    assert len(schedules) == 4 and schedules <= registry.task_paths()
+    assert len(schedules) == 5 and schedules <= registry.task_paths()
     assert registry.path(registry.TASKS["enrich"]) == "memoryhub.memories.growth.enrich.run"
     assert {"selftest", "persona_rebuild", "summarize", "memory_md", "consolidate"} <= set(registry.JOBS)
     job = Job.objects.create(kind="memory_md", params={"workspace": 0})

@@ -3,10 +3,10 @@
 Every agent call is counted, so the count must cost next to nothing and must not take SQLite's
 one write lock (a read would then wait behind every write). Two places keep it:
 
-- **One machine** (the default): a small table in a memory-mapped file beside the data
-  (`state/rate-windows`, 64 KiB, 4,096 slots of token key, minute and count). Every web process
-  of the machine maps the same file and bumps a slot under an `flock`, so the processes share one
-  budget; a call costs a few microseconds. A token's slot is found by its key (from the token's
+- **One machine** (the default): a small table in a file beside the data (`state/rate-windows`,
+  64 KiB, 4,096 slots of token key, minute and count). Every web process of the machine reads and
+  bumps a slot in place under an `flock`, so the processes share one budget; a call costs a few
+  microseconds. A token's slot is found by its key (from the token's
   hash, so a deleted and re-created token never inherits a count) with a short linear probe; a
   slot of an earlier minute is free. Should more tokens than the probe holds collide within one
   minute, the extra ones are counted in the process alone (logged): the limit then holds per
@@ -18,8 +18,8 @@ one write lock (a read would then wait behind every write). Two places keep it:
 
 from __future__ import annotations
 
+import errno
 import logging
-import mmap
 import os
 import struct
 import threading
@@ -56,46 +56,64 @@ def count(key: int, now: float | None = None) -> int:
 
 
 class MachineWindows:
-    """The windows every process of this machine shares through one memory-mapped file."""
+    """The windows every process of this machine shares through one small file, read and written in place.
+
+    Plain `pread`/`pwrite` under the flock, not a memory map: a mapped file that someone truncates, or
+    whose pages cannot be allocated on a full disk, kills the process touching it with SIGBUS. A file
+    found short is extended again (its missing slots read as free), one that was replaced or deleted is
+    reopened, and the file's blocks are reserved when it is made, so a full disk never fails a count later."""
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._map: tuple[int, str, mmap.mmap, int] | None = None  # (process id, path, map, descriptor)
-        self._alone: dict[tuple[int, int], int] = {}  # (key, minute) -> count, when the table has no room
+        self._file: tuple[int, str, int] | None = None  # (process id, path, descriptor)
+        self._checked = 0.0  # when the path last named our file (monotonic)
+        self._alone: dict[tuple[int, int], int] = {}  # (key, minute) -> count, when the file cannot count it
 
     def count(self, key: int, minute: int) -> int:
         minute &= 0xFFFFFFFF
         with self._lock:
-            shared = self._mapped()
-            if shared is None:
-                return self._count_alone(key, minute)
-            view, descriptor = shared
-            fcntl.flock(descriptor, fcntl.LOCK_EX)
             try:
-                counted = self._bump(view, key, minute)
-            finally:
-                fcntl.flock(descriptor, fcntl.LOCK_UN)
+                descriptor = self._descriptor()
+                if descriptor is None:
+                    return self._count_alone(key, minute)
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
+                try:
+                    counted = self._bump(descriptor, key, minute)
+                finally:
+                    fcntl.flock(descriptor, fcntl.LOCK_UN)
+            except OSError as exc:  # a full disk, a state dir gone: the limit holds per process meanwhile
+                log.warning("rate windows: %s; counting in this process", exc)
+                self._forget()
+                return self._count_alone(key, minute)
             if counted is None:
                 log.warning("rate windows: no free slot for a token this minute; counting it in this process")
                 return self._count_alone(key, minute)
             return counted
 
     @staticmethod
-    def _bump(view: mmap.mmap, key: int, minute: int) -> int | None:
+    def _bump(descriptor: int, key: int, minute: int) -> int | None:
         start = key % SLOTS
+        first = min(PROBE, SLOTS - start)
+        window = b""
+        for offset, slots in ((start, first), (0, PROBE - first)):  # the probe wraps round the table's end
+            part = os.pread(descriptor, slots * SLOT.size, offset * SLOT.size) if slots else b""
+            if len(part) < slots * SLOT.size:  # someone truncated the file: what is missing counts as free
+                _allocate(descriptor)
+                part = part.ljust(slots * SLOT.size, b"\0")
+            window += part
         free = None
         for step in range(PROBE):
+            held, at, calls = SLOT.unpack_from(window, step * SLOT.size)
             offset = ((start + step) % SLOTS) * SLOT.size
-            held, at, calls = SLOT.unpack_from(view, offset)
             if held == key:
                 calls = calls + 1 if at == minute else 1
-                SLOT.pack_into(view, offset, key, minute, calls)
+                os.pwrite(descriptor, SLOT.pack(key, minute, calls), offset)
                 return calls
             if free is None and (held == 0 or at != minute):
                 free = offset
         if free is None:
             return None
-        SLOT.pack_into(view, free, key, minute, 1)
+        os.pwrite(descriptor, SLOT.pack(key, minute, 1), free)
         return 1
 
     def _count_alone(self, key: int, minute: int) -> int:
@@ -104,25 +122,55 @@ class MachineWindows:
         self._alone[(key, minute)] = self._alone.get((key, minute), 0) + 1
         return self._alone[(key, minute)]
 
-    def _mapped(self) -> tuple[mmap.mmap, int] | None:
-        """This process's map of the file (a forked child maps its own), or None off POSIX."""
+    def _descriptor(self) -> int | None:
+        """This process's descriptor of the file (a forked child opens its own), or None off POSIX.
+
+        Once a second it checks that the path still names that file: one deleted or replaced under a
+        running hub would otherwise leave this process counting alone in a file nobody else opens."""
         if fcntl is None:
             return None
         path = str(settings.STATE_DIR / "rate-windows")
-        if self._map is None or self._map[:2] != (os.getpid(), path):
-            if self._map is not None and self._map[0] == os.getpid():
-                self._map[2].close()
-                os.close(self._map[3])
+        now = time.monotonic()
+        if self._file is not None and self._file[:2] == (os.getpid(), path) and now - self._checked > 1.0:
+            try:
+                replaced = os.stat(path).st_ino != os.fstat(self._file[2]).st_ino
+            except FileNotFoundError:
+                replaced = True
+            if replaced:
+                self._forget()
+            self._checked = now
+        if self._file is None or self._file[:2] != (os.getpid(), path):
+            self._forget()
             descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            if os.fstat(descriptor).st_size < SLOTS * SLOT.size:
-                fcntl.flock(descriptor, fcntl.LOCK_EX)
-                try:
-                    if os.fstat(descriptor).st_size < SLOTS * SLOT.size:
-                        os.ftruncate(descriptor, SLOTS * SLOT.size)  # zero-filled: every slot free
-                finally:
-                    fcntl.flock(descriptor, fcntl.LOCK_UN)
-            self._map = (os.getpid(), path, mmap.mmap(descriptor, SLOTS * SLOT.size), descriptor)
-        return self._map[2], self._map[3]
+            try:
+                if os.fstat(descriptor).st_size < SLOTS * SLOT.size:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX)
+                    try:
+                        _allocate(descriptor)
+                    finally:
+                        fcntl.flock(descriptor, fcntl.LOCK_UN)
+            except BaseException:
+                os.close(descriptor)
+                raise
+            self._file, self._checked = (os.getpid(), path, descriptor), now
+        return self._file[2]
+
+    def _forget(self) -> None:
+        if self._file is not None and self._file[0] == os.getpid():
+            os.close(self._file[2])
+        self._file = None
+
+
+def _allocate(descriptor: int) -> None:
+    """The file at its full size with its blocks reserved (zeros: every slot free); call under the flock."""
+    if os.fstat(descriptor).st_size < SLOTS * SLOT.size:
+        os.ftruncate(descriptor, SLOTS * SLOT.size)
+    if hasattr(os, "posix_fallocate"):
+        try:
+            os.posix_fallocate(descriptor, 0, SLOTS * SLOT.size)
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):  # a file system without it: sparse is all we get
+                raise
 
 
 _machine = MachineWindows()

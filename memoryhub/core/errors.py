@@ -12,7 +12,7 @@ from django.http import JsonResponse
 STATUS = {
     "bad_request": 400, "unauthorized": 401, "forbidden": 403, "paused": 403, "not_found": 404, "conflict": 409,
     "too_large": 413, "unsupported": 422, "rate_limited": 429, "internal": 500, "provider_error": 502,
-    "provider_timeout": 504,
+    "busy": 503, "provider_timeout": 504, "insufficient_storage": 507,
 }
 
 

@@ -8,6 +8,7 @@ else stays on the ORM. The SQL must run unchanged on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import errno
 import json
 from contextlib import contextmanager
 from datetime import datetime
@@ -33,6 +34,32 @@ def without_waiting():
         yield
     finally:
         connection.waits_for_writers = True
+
+
+def out_of_space(exc: BaseException) -> bool:
+    """Did a write fail because the disk (or a quota) is full: SQLite's SQLITE_FULL, PostgreSQL's disk_full
+    (53100), or ENOSPC/EDQUOT from a file the hub writes?"""
+    for cause in _causes(exc):
+        if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if getattr(cause, "sqlite_errorcode", None) == 13 or getattr(cause, "sqlstate", None) == "53100":
+            return True
+        if "database or disk is full" in str(cause):
+            return True
+    return False
+
+
+def locked(exc: BaseException) -> bool:
+    """Did SQLite give up waiting for its write lock (another program held it past the busy timeout)?"""
+    return any(getattr(cause, "sqlite_errorcode", None) == 5 or "database is locked" in str(cause)
+               for cause in _causes(exc) if cause.__class__.__name__ in ("OperationalError", "Busy"))
+
+
+def _causes(exc: BaseException):
+    seen = 0
+    while exc is not None and seen < 10:
+        yield exc
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
 
 
 def rows(sql: str, params: Sequence[Any] = ()) -> list[tuple]:

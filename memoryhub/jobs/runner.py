@@ -73,8 +73,37 @@ def enqueue_unless_waiting(kind: str, *, space, within: timedelta = timedelta(mi
 
 
 def _dispatch(job_id: int) -> None:
-    task_id = async_task("memoryhub.jobs.runner.execute", job_id, task_name=f"job-{job_id}")
+    """Hand a committed job to the worker. A broker that does not answer (Redis down) leaves it queued without a
+    task id, logged, and `dispatch_lost` sends it again: the change that queued it was committed and must not
+    answer an error."""
+    try:
+        task_id = async_task("memoryhub.jobs.runner.execute", job_id, task_name=f"job-{job_id}")
+    except Exception as exc:  # noqa: BLE001 — whatever the broker raises; tests (sync) see their own errors
+        if Conf.SYNC:
+            raise
+        log.warning("job %s is queued but the worker's queue did not take it (%s); it is sent again once it does",
+                    job_id, exc)
+        return
     Job.objects.filter(pk=job_id, task_id="").update(task_id=str(task_id)[:64])
+
+
+LOST_AFTER = timedelta(minutes=1)
+
+
+def dispatch_lost() -> int:
+    """Every minute (a django-q2 schedule): send again the queued jobs that never reached the worker's queue."""
+    lost = list(Job.objects.filter(status=Job.Status.QUEUED, task_id="", created_at__lt=timezone.now() - LOST_AFTER)
+                .values_list("pk", flat=True))
+    for job_id in lost:
+        _dispatch(job_id)
+    return len(lost)
+
+
+def _send_task(path: str, args: tuple, name: str) -> None:
+    try:
+        async_task(path, *args, task_name=name, save=False)
+    except Exception as exc:  # noqa: BLE001 — as in _dispatch: the change was committed
+        log.warning("task %s was not queued (%s); its sweep picks the work up later", name, exc)
 
 
 def submit(name: str, *args: Any, label: str = "") -> None:
@@ -82,12 +111,13 @@ def submit(name: str, *args: Any, label: str = "") -> None:
     the tests) it runs at once.
 
     A task leaves no result row when it succeeds (the enrichment run is queued every second or so
-    while agents write); a failure is kept by django-q2 as usual."""
+    while agents write); a failure is kept by django-q2 as usual. A task the broker does not take is
+    logged and left to its sweep (every submitted task has one: enrich_sweep)."""
     run = registry.TASKS[name]
     if Conf.SYNC:
         run(*args)
     else:
-        transaction.on_commit(lambda: async_task(registry.path(run), *args, task_name=label or name, save=False))
+        transaction.on_commit(lambda: _send_task(registry.path(run), args, label or name))
 
 
 def job_progress(job: Job, percent: int, message: str = "", **args: Any) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from django.db import OperationalError
 from django.db.backends.sqlite3 import base
 
 from memoryhub.core.sqlite import writer
@@ -73,7 +74,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         raw.execute("PRAGMA busy_timeout = 0")
         try:
             super()._start_transaction_under_autocommit()
-        except base.Database.OperationalError as exc:
+        except OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
                 raise writer.Busy(str(exc)) from exc
             raise
