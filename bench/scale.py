@@ -1,4 +1,5 @@
-"""Scale benchmarks: search and /context latency at 10k and 100k entries, consolidation and compaction.
+"""Scale benchmarks: search and /context latency at 10k and 100k entries, the dashboard's list, search and
+Maintenance pages, consolidation and compaction.
 
 The baseline in the same run is the bare full-text query (no filtering, ranking extensions or
 rendering), so the figures show what the hub adds on top of the index.
@@ -18,6 +19,7 @@ from bench import synthetic
 SIZES = (10_000, 100_000)
 QUERIES = 200
 PAGES = 40  # dashboard page loads per figure
+MAINTENANCE_PAGES = 10  # Maintenance tab loads per figure (before its preview was a job, one took seconds)
 WARM_UP = 10
 
 
@@ -58,6 +60,7 @@ def run(sizes=SIZES) -> list[dict]:
     for size in sizes:
         started = time.perf_counter()
         synthetic.seed_space(space, size - have, seed=size)
+        synthetic.give_topics(space)  # as the worker's topic pass would have: the Maintenance tab plans over them
         compact.optimize_storage()  # the index as the nightly compaction leaves it, not mid bulk-load
         search.recount_words()  # the seeding grew every word tenfold within the minutes counts are reused
         seeded = time.perf_counter() - started
@@ -72,6 +75,7 @@ def run(sizes=SIZES) -> list[dict]:
         plan = consolidate.plan(space)
         row["plan_s"] = time.perf_counter() - started
         row["plan"] = f"{len(plan.merges)} merges, {len(plan.digests)} digests, {len(plan.archives)} archives"
+        row["maintenance"] = maintenance_page(browser, space)
         rows.append(row)
     rows[-1]["vectors"] = nearest_neighbours(space)
     started = time.perf_counter()
@@ -81,6 +85,29 @@ def run(sizes=SIZES) -> list[dict]:
     compact.compact()
     rows[-1]["compact_s"] = time.perf_counter() - started
     return rows
+
+
+def maintenance_page(browser, space) -> dict:
+    """The Maintenance tab's server time: the first load after the space changed, then loads with its preview
+    current (the worker's preview job run in between, as a worker would run it)."""
+    from memoryhub.jobs import runner
+    from memoryhub.jobs.models import Job
+
+    url = f"/spaces/{space.slug}/maintenance/"
+    started = time.perf_counter()
+    page(browser, url)
+    first = time.perf_counter() - started
+    started = time.perf_counter()
+    for job in Job.objects.filter(space=space, status=Job.Status.QUEUED):
+        runner.execute(job.pk)
+    preview = time.perf_counter() - started
+    samples = []
+    for _ in range(MAINTENANCE_PAGES):
+        started = time.perf_counter()
+        page(browser, url)
+        samples.append((time.perf_counter() - started) * 1000)
+    p50, p95 = percentiles(samples)
+    return {"first_ms": first * 1000, "job_s": preview, "p50": p50, "p95": p95}
 
 
 def nearest_neighbours(space, dims: int = 384) -> dict:
@@ -142,6 +169,11 @@ def report(rows: list[dict]) -> str:
     for r in rows:
         lines.append(f"{r['entries']:>7}   {r['list'][0]:6.1f}/{r['list'][1]:6.1f} ms"
                      f"                 {r['list_search'][0]:6.1f}/{r['list_search'][1]:6.1f} ms")
+    lines.append("entries   Maintenance tab: first load after a change, its preview job, then p50/p95 (server time)")
+    for r in rows:
+        m = r["maintenance"]
+        lines.append(f"{r['entries']:>7}   {m['first_ms']:8.1f} ms, job {m['job_s']:.1f} s, "
+                     f"{m['p50']:6.1f}/{m['p95']:6.1f} ms")
     last = rows[-1]
     lines.append(f"at {last['entries']} entries: consolidation apply {last.get('apply_s', 0):.1f} s, "
                  f"compaction {last.get('compact_s', 0):.1f} s")

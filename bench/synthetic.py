@@ -76,3 +76,23 @@ def seed_space(space, count: int, seed: int = 1, batch: int = 2000) -> None:
                 for e in created:
                     search.index(e)
         made += len(rows)
+
+
+def give_topics(space, turns: int = 20) -> int:
+    """Group the space's entries without a topic into topics of `turns` consecutive ones in time, as the worker's
+    topic pass leaves a long history (most topics old, each with its title and span); returns how many."""
+    from memoryhub.memories.models import Entry, Topic
+
+    rows = list(Entry.objects.filter(space=space, topic__isnull=True).order_by("at", "id")
+                .values_list("id", "at", "title"))
+    chunks = [rows[i:i + turns] for i in range(0, len(rows), turns)]
+    with transaction.atomic():
+        made = Topic.objects.bulk_create([
+            Topic(space=space, session_id=f"bench-topic-{i}", title=chunk[0][2][:300], started_at=chunk[0][1],
+                  ended_at=chunk[-1][1], turn_count=len(chunk)) for i, chunk in enumerate(chunks)], batch_size=500)
+        with connection.cursor() as cur:
+            for topic, chunk in zip(made, chunks):
+                ids = [pk for pk, _, _ in chunk]
+                cur.execute(f"UPDATE memories_entry SET topic_id = %s WHERE id IN ({', '.join(['%s'] * len(ids))})",
+                            [topic.pk, *ids])
+    return len(chunks)

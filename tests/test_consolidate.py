@@ -199,3 +199,33 @@ def test_auto_summarize_off_means_digests_call_no_model(space, settings):
         assert len(fake.requests) == before
     digest = Entry.objects.get(space=space, kind="digest")
     assert run.method == "rule" and "a model's digest" not in digest.body and "alerts.log" in digest.body
+
+
+def old_topics(space, count: int, turns: int = 5) -> None:
+    """`count` topics of `turns` different turns each, ended 30 days ago (rows as the worker leaves them)."""
+    from memoryhub.memories.models import Topic
+
+    ended = timezone.now() - timedelta(days=30)
+    for n in range(count):
+        topic = Topic.objects.create(space=space, title=f"topic {n}", started_at=ended - timedelta(hours=1),
+                                     ended_at=ended, turn_count=turns)
+        said = [" ".join(f"word{n}x{i}x{k}" for k in range(4)) for i in range(turns)]  # no two alike: no merges
+        Entry.objects.bulk_create([Entry(space=space, kind="turn", topic=topic, at=ended - timedelta(minutes=i),
+                                         body=f"User: {text}", summary=text, content_hash=f"{n}-{i}")
+                                   for i, text in enumerate(said)])
+
+
+def test_planning_costs_the_same_queries_for_three_old_topics_as_for_thirty(space):
+    """The plan read each old topic's turns with a query of its own: 32 s for the Maintenance tab at 20,000 entries."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries(topics: int) -> int:
+        Entry.objects.filter(space=space).delete()
+        old_topics(space, topics)
+        with CaptureQueriesContext(connection) as seen:
+            plan = consolidate.plan(space)
+        assert plan.counts["digests"] == topics
+        return len(seen)
+
+    assert queries(3) == queries(30)

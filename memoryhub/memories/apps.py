@@ -24,6 +24,7 @@ class MemoriesConfig(AppConfig):
         registry.job("summarize", gettext_noop("Summarise a turn"), tasks.summarize_entry)
         registry.job("consolidate", gettext_noop("Consolidation"), tasks.consolidate_space)
         registry.job("consolidate_undo", gettext_noop("Undo consolidation"), tasks.consolidate_undo)
+        registry.job("consolidation_preview", gettext_noop("Consolidation preview"), tasks.consolidation_preview)
         registry.job("compact", gettext_noop("Storage compaction"), tasks.compact_storage)
         registry.job("import_history", gettext_noop("History import"), tasks.import_history)
         registry.job("retag_origin", gettext_noop("Origin re-tag"), tasks.retag_origin)

@@ -12,7 +12,7 @@ from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.jobs.runner import job_progress
 from memoryhub.memories.growth import persona
-from memoryhub.memories.maintenance import compact, consolidate, importers
+from memoryhub.memories.maintenance import compact, consolidate, importers, preview
 from memoryhub.memories.maintenance.importers import retag
 from memoryhub.memories.models import ConsolidationRun, Entry, Kind, RemoteWrite
 from memoryhub.memories.search import vectors
@@ -90,6 +90,15 @@ def consolidate_space(job: Job) -> dict:
     run = consolidate.apply(job.space, actor=job.params.get("actor", "job"),
                             progress=lambda p, m, **a: job_progress(job, p, m, **a))
     return {"run": run.pk, **run.counts, "method": run.method}
+
+
+def consolidation_preview(job: Job) -> dict:
+    """What the Maintenance tab shows (maintenance/preview.py); earlier finished previews of the space go."""
+    job_progress(job, 10, gettext_noop("planning"))
+    result = preview.compute(job.space)
+    Job.objects.filter(kind="consolidation_preview", space=job.space, pk__lt=job.pk,
+                       status__in=(Job.Status.SUCCEEDED, Job.Status.FAILED)).delete()
+    return result
 
 
 def consolidate_undo(job: Job) -> dict:

@@ -20,13 +20,14 @@ from memoryhub.dashboard.views.jobs import ACTIVE, outcome
 from memoryhub.dashboard.views.imports import import_form
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
-from memoryhub.memories.maintenance import consolidate, gc, packs
+from memoryhub.memories.maintenance import consolidate, gc, packs, preview
 from memoryhub.memories.search import vectors
 from memoryhub.memories.models import ConsolidationRun, Entry
 from memoryhub.spaces.models import MemorySpace
 
 TEMPLATE = "dashboard/maintenance.html"
 CONSOLIDATION = ("consolidate", "consolidate_undo")
+PREVIEW = "consolidation_preview"
 
 
 def _render(request: HttpRequest, partial: str, context: dict) -> HttpResponse:
@@ -34,22 +35,46 @@ def _render(request: HttpRequest, partial: str, context: dict) -> HttpResponse:
     return after_action(request, f"{TEMPLATE}#{partial}", context, "dashboard:maintenance", slug=context["space"].slug)
 
 
-def sections(space: MemorySpace) -> dict:
+def sections(space: MemorySpace, retry: bool = True) -> dict:
     """What the page's sections show; re-rendered out of band when a job of the page finishes."""
+    plan, current, waiting, failed = _preview(space, retry)
     return {
-        "plan": consolidate.plan(space), "limits": consolidate.thresholds(space),
-        "runs": ConsolidationRun.objects.filter(space=space)[:10], "candidates": gc.suggest(space),
-        "embeddings": vectors.status(space),
+        "plan": plan, "plan_current": current, "plan_job": waiting, "plan_failed": failed,
+        "candidates": plan["weak"] if plan else [], "limits": consolidate.thresholds(space),
+        "runs": ConsolidationRun.objects.filter(space=space)[:10], "embeddings": vectors.status(space),
         "consolidating": Job.objects.filter(space=space, kind__in=CONSOLIDATION, status__in=ACTIVE).first(),
     }
+
+
+def _preview(space: MemorySpace, retry: bool = True) -> tuple[dict | None, bool, Job | None, Job | None]:
+    """(the newest preview, whether it still holds, the preview job on its way, the last one if it failed).
+
+    The plan and the weak memories come from the worker (memories/maintenance/preview.py): computing them
+    took seconds at 100k entries. A missing or stale preview queues the next one, unless one is on its way
+    or (`retry` False: the poll of the one that just failed) the last one failed."""
+    jobs = Job.objects.filter(space=space, kind=PREVIEW)
+    done = jobs.filter(status=Job.Status.SUCCEEDED).order_by("-pk").first()
+    if done is not None and done.result.get("basis") == preview.basis(space):
+        return done.result, True, None, None
+    latest = jobs.order_by("-pk").first()
+    if latest is not None and latest.status == Job.Status.FAILED and not retry:
+        return (done.result if done else None), False, None, latest
+    waiting = latest if latest is not None and latest.status in ACTIVE else runner.enqueue(PREVIEW, space=space)
+    waiting.refresh_from_db()  # a worker may have run it already (always, in the synchronous test setup)
+    if waiting.status == Job.Status.SUCCEEDED:
+        return waiting.result, True, None, None
+    failed = waiting if waiting.status == Job.Status.FAILED else None
+    return (done.result if done else None), False, (waiting if waiting.status in ACTIVE else None), failed
 
 
 def _job_response(request: HttpRequest, space: MemorySpace, job: Job, started: bool = False) -> HttpResponse:
     """The job's progress while it runs; once it ends, its result, and every section it may have changed.
 
     A consolidation just started also swaps the plan for a note and hides Undo, so nothing is applied twice;
-    the polls in between send only the progress."""
+    the polls in between send only the progress. A preview polls in the plan's place and brings the plan."""
     job.refresh_from_db()  # a worker may have run it already (always, in the synchronous test setup)
+    if job.kind == PREVIEW:
+        return _render(request, "preview", {**space_context(space, "maintenance"), **sections(space, retry=False)})
     context = {**space_context(space, "maintenance"), "job": job, "active": job.status in ACTIVE}
     if job.status not in ACTIVE:
         context.update(refresh=True, outcome=outcome(job), **sections(space))

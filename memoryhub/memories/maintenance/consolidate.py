@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.db import transaction
+from django.db.models.functions import Length
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -106,24 +107,32 @@ def plan(space: MemorySpace, now: datetime | None = None) -> Plan:
         active.filter(at__lte=now - timedelta(days=limits.min_age_days), hits=0)
         .exclude(category=Category.DECISION).exclude(kind=Kind.DIGEST).exclude(pk__in=losers)
         .exclude(pk__in=said_facts.values("source_entry_id")).order_by("at", "id")
+        .only("id", "at", "summary")  # the marks need ids, a preview the time and summary
     )
     return result
 
 
 def _completeness(entry: Entry) -> tuple:
-    return (len(entry.body), len(entry.summary), entry.at, entry.pk)
+    return (entry.body_length, len(entry.summary), entry.at, entry.pk)
 
 
 def _merge_groups(active, similarity: float) -> list[MergeGroup]:
-    """Within each topic, summaries at least `similarity` alike join the most complete one."""
+    """Within each topic, summaries at least `similarity` alike join the most complete one.
+
+    One query for every topic's entries, without their bodies (only their length: the most complete keeps);
+    an entry without a summary is compared by its body, read for those alone."""
     by_topic: dict[int, list[Entry]] = {}
-    for entry in active.filter(topic__isnull=False).exclude(kind=Kind.DIGEST):
+    candidates = (active.filter(topic__isnull=False).exclude(kind=Kind.DIGEST)
+                  .only("id", "topic_id", "summary", "at").annotate(body_length=Length("body")))
+    for entry in candidates:
         by_topic.setdefault(entry.topic_id, []).append(entry)
+    bodies = dict(active.filter(pk__in=[e.pk for group in by_topic.values() for e in group if not e.summary])
+                  .values_list("id", "body"))
     groups: list[MergeGroup] = []
     for entries in by_topic.values():
         clusters: list[tuple[Entry, set[str], list[tuple[Entry, float]]]] = []
         for entry in sorted(entries, key=_completeness, reverse=True):
-            tokens = token_set(entry.summary or entry.body)
+            tokens = token_set(entry.summary or bodies.get(entry.pk, ""))
             if len(tokens) < MIN_MERGE_TOKENS:
                 continue
             for keep, keep_tokens, members in clusters:
@@ -140,14 +149,17 @@ def _merge_groups(active, similarity: float) -> list[MergeGroup]:
 
 
 def _digest_groups(space: MemorySpace, active, ended_before: datetime, losers: set[int]) -> list[DigestGroup]:
-    """Topics of five or more undigested turns that ended long enough ago."""
-    groups = []
-    for topic in Topic.objects.filter(space=space, ended_at__lte=ended_before, turn_count__gte=DIGEST_MIN_TURNS):
-        turns = [t for t in active.filter(topic=topic, kind=Kind.TURN, digest__isnull=True).order_by("at", "id")
-                 if t.pk not in losers]
-        if len(turns) >= DIGEST_MIN_TURNS:
-            groups.append(DigestGroup(topic, turns))
-    return groups
+    """Topics of five or more undigested turns that ended long enough ago: the turns of every such topic in one
+    query (one per topic took 32 s at 20,000 entries), grouped here."""
+    old = Topic.objects.filter(space=space, ended_at__lte=ended_before, turn_count__gte=DIGEST_MIN_TURNS)
+    topics = {topic.pk: topic for topic in old}
+    by_topic: dict[int, list[Entry]] = {}
+    for turn in (active.filter(topic__in=old.values("pk"), kind=Kind.TURN, digest__isnull=True)
+                 .order_by("topic_id", "at", "id")):
+        if turn.pk not in losers:
+            by_topic.setdefault(turn.topic_id, []).append(turn)
+    return [DigestGroup(topics[topic_id], turns) for topic_id, turns in by_topic.items()
+            if len(turns) >= DIGEST_MIN_TURNS and topic_id in topics]
 
 
 def _sentences(turn: Entry) -> list[str]:
