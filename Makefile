@@ -38,10 +38,12 @@ backup: $(VENV)/.runtime
 	$(PY) manage.py backup
 
 # 8 clients writing and searching for 60 s against a real server, then kill -9 of each kind of process `serve`
-# runs while 4 clients write (bench/faults.py); not part of `make test`.
+# runs while 4 clients write (bench/faults.py), then the storage faults: a held lock, a full disk, Redis down
+# (bench/storage_faults.py); not part of `make test`.
 load: $(VENV)/.runtime
 	$(PY) -m bench.load
 	$(PY) -m bench.faults
+	$(PY) -m bench.storage_faults
 
 bench: $(VENV)/.dev
 	$(PY) -m bench

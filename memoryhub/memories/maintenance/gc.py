@@ -42,31 +42,35 @@ def immune(entry: Entry) -> bool:
 
 def effective_importance(entry: Entry, edge_count: int, now: datetime) -> tuple[float, float]:
     """(EI, days since last access or creation)."""
-    last = entry.last_accessed_at or entry.at
+    return _rating(entry.importance, entry.hits, entry.last_accessed_at or entry.at, edge_count, now)
+
+
+def _rating(importance: int, hits: int, last: datetime, edge_count: int, now: datetime) -> tuple[float, float]:
     days = max(0.0, (now - last).total_seconds() / 86400)
-    access = max(1.0, math.log1p(entry.hits))
+    access = max(1.0, math.log1p(hits))
     decay = 0.5 ** (days / HALF_LIFE_DAYS)
     edges = 1 + 0.1 * min(edge_count, 5)
-    return round(BASE.get(entry.importance, 0.5) * access * decay * edges, 4), round(days, 1)
-
-
-def assess(space: MemorySpace, now: datetime | None = None) -> list[Candidate]:
-    """Every live entry of the space with its EI."""
-    now = now or timezone.now()
-    rows = Entry.objects.live().filter(space=space).annotate(edge_count=Count("edges_out"))
-    result = []
-    for entry in rows:
-        ei, days = effective_importance(entry, entry.edge_count, now)
-        result.append(Candidate(entry, ei, days, entry.edge_count, immune(entry)))
-    return result
+    return round(BASE.get(importance, 0.5) * access * decay * edges, 4), round(days, 1)
 
 
 def suggest(space: MemorySpace, *, threshold: float = DEFAULT_THRESHOLD, limit: int = DEFAULT_LIMIT,
             now: datetime | None = None) -> list[Candidate]:
-    """Non-immune entries under the threshold, weakest first. Never deletes anything."""
-    weak = [c for c in assess(space, now) if not c.immune and c.effective_importance < threshold]
-    weak.sort(key=lambda c: (c.effective_importance, c.entry.pk))
-    return weak[:limit]
+    """Non-immune entries under the threshold, weakest first. Never deletes anything.
+
+    Every live entry that is not immune is rated from a few of its columns (no model instances: the
+    Maintenance tab's preview rates a whole space of 100,000); only the weakest are read in full."""
+    now = now or timezone.now()
+    rows = (Entry.objects.live().filter(space=space, importance__lt=4, hits__lt=3)  # the immune never qualify
+            .annotate(edge_count=Count("edges_out"))
+            .values_list("pk", "importance", "hits", "last_accessed_at", "at", "edge_count"))
+    weak = []
+    for pk, importance, hits, last, at, edges in rows:
+        ei, days = _rating(importance, hits, last or at, edges, now)
+        if ei < threshold:
+            weak.append((ei, pk, days, edges))
+    weak.sort()
+    entries = Entry.objects.in_bulk([pk for _, pk, _, _ in weak[:limit]])
+    return [Candidate(entries[pk], ei, days, edges, False) for ei, pk, days, edges in weak[:limit]]
 
 
 def run(space: MemorySpace, *, threshold: float = DEFAULT_THRESHOLD, limit: int = DEFAULT_LIMIT,
