@@ -1,4 +1,4 @@
-"""`make load`, after bench/load.py and bench/faults.py: storage faults against a real `manage.py serve`, and what agents saw.
+"""`make load`, last: storage faults against a real `manage.py serve`, and what agents saw.
 
 - **held lock**: another program holds SQLite's write lock for 30 s (`BEGIN IMMEDIATE`, as a backup tool or
   a `sqlite3` shell left open would). Searches with a known session, with a new session, a new token's
@@ -409,9 +409,12 @@ FAULTS = {"held-lock": held_lock, "full-disk": full_disk, "redis-down": redis_do
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("faults", nargs="*", default=list(FAULTS), choices=list(FAULTS))
+    parser.add_argument("faults", nargs="*", help=f"any of {', '.join(FAULTS)} (default: all of them)")
     args = parser.parse_args()
-    for name in args.faults:
+    unknown = set(args.faults) - set(FAULTS)
+    if unknown:
+        parser.error(f"no such fault: {', '.join(sorted(unknown))}")
+    for name in args.faults or FAULTS:
         print(json.dumps(FAULTS[name](), indent=2), flush=True)
     return 0
 

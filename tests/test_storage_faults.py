@@ -1,6 +1,6 @@
 """Storage faults: a write nobody wrapped queues for the lock; another program holds it; the disk fills; Redis dies.
 
-The slow figures (a 30 s hold, every kind of read, Redis coming back with a worker) are bench/faults.py's,
+The slow figures (a 30 s hold, every kind of read, Redis coming back with a worker) are bench/storage_faults.py's,
 in `make load`; these are the same faults made short.
 """
 

@@ -103,7 +103,7 @@ def _send_task(path: str, args: tuple, name: str) -> None:
     try:
         async_task(path, *args, task_name=name, save=False)
     except Exception as exc:  # noqa: BLE001 — as in _dispatch: the change was committed
-        log.warning("task %s was not queued (%s); its sweep picks the work up later", name, exc)
+        log.warning("task %s was not queued (%s); the change that asked for it stands", name, exc)
 
 
 def submit(name: str, *args: Any, label: str = "") -> None:
@@ -112,7 +112,7 @@ def submit(name: str, *args: Any, label: str = "") -> None:
 
     A task leaves no result row when it succeeds (the enrichment run is queued every second or so
     while agents write); a failure is kept by django-q2 as usual. A task the broker does not take is
-    logged and left to its sweep (every submitted task has one: enrich_sweep)."""
+    logged, never raised: the change that asked for it was committed (enrich_sweep catches a lost enrich run)."""
     run = registry.TASKS[name]
     if Conf.SYNC:
         run(*args)

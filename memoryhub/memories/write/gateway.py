@@ -131,7 +131,7 @@ def vault_facts(entry_id: int, claims: list[dict]) -> None:
     entry = Entry.objects.live().select_related("space").filter(pk=entry_id).first()
     if entry is None:
         return
-    with sql.one_writer(), transaction.atomic():
+    with transaction.atomic():
         facts.apply_claims(entry.space, [facts.Claim(**claim) for claim in claims], source_entry=entry,
                            origin=entry.origin)
 
