@@ -9,7 +9,8 @@
   and what the writes queued (edges and topics, jobs) must still happen.
 
 For each: the answers by kind (status counts, slowest), how long after the fault ended writes were
-answered again, and whether anything confirmed went missing. Timings depend on the machine.
+answered again, and whether anything confirmed went missing. Always on SQLite (its lock, its file on the
+small disk), whatever DATABASE_URL says. Timings depend on the machine.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ ISSUE = ("import json; from memoryhub.agents.models import ApiToken; "
 class Hub:
     """`manage.py serve --no-worker` (one web process) on a data dir, optionally inside a namespace of its own.
 
-    `prefix` runs the whole setup (migrate, tokens, serve) under another command: unshare and a mount for
+    `inside` runs the whole setup (migrate, tokens, serve) under another command: unshare and a mount for
     the full disk. `path(name)` is a file of the data dir as this process reaches it."""
 
     def __init__(self, data: Path, env: dict | None = None, inside: list[str] | None = None):
@@ -80,17 +81,17 @@ class Hub:
         self.base = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, "MEMORYHUB_DATA_DIR": str(data), "MEMORYHUB_BIND": f"127.0.0.1:{self.port}",
                     "MEMORYHUB_Q_SYNC": "false", "MEMORYHUB_RATE_LIMIT_PER_MINUTE": str(10**9), **(env or {})}
-        for key in ("DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE"):
+        # SQLite in the data dir (its lock, its file on the small disk), and Redis only when a fault asks for it.
+        for key in {"DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE", "DATABASE_URL", "REDIS_URL"} - set(env or {}):
             self.env.pop(key, None)
         py = sys.executable
         setup = (f"{py} manage.py migrate --noinput -v0 && {py} manage.py shell -c {_quote(ISSUE % (FRESH_TOKENS + 1))}"
                  f" > {_quote(str(data / 'tokens.json'))} && exec {py} manage.py serve --no-worker --web-workers 1")
-        self.log = open(Path(tempfile.gettempdir()) / f"memoryhub-faults-{self.port}.log", "w")
+        self.log = open(Path(tempfile.gettempdir()) / f"memoryhub-storage-faults-{self.port}.log", "w")
         self.proc = subprocess.Popen([*(inside or []), "sh", "-c", setup], cwd=ROOT, env=self.env, stdout=self.log,
                                      stderr=subprocess.STDOUT)
         if not self.answers(120):
-            self.close()
-            raise RuntimeError(f"the hub did not start: {Path(self.log.name).read_text()[-3000:]}")
+            raise RuntimeError(f"the hub did not start: {self.close()[-3000:]}")
         tokens = json.loads(self.path("tokens.json").read_text().strip().splitlines()[-1])
         self.token, self.fresh = tokens[0], tokens[1:]
 
@@ -137,7 +138,10 @@ class Hub:
                 self.proc.kill()
                 self.proc.wait()
         self.log.close()
-        return Path(self.log.name).read_text()
+        log = Path(self.log.name)
+        text = log.read_text() if log.exists() else ""
+        log.unlink(missing_ok=True)
+        return text
 
 
 def _quote(text: str) -> str:

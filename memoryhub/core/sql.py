@@ -3,7 +3,8 @@
 Building a query through the ORM costs about 0.5 ms on a small machine against 0.04 ms for the
 same SQL sent as is (bench/ingest.py measures it), and a turn runs a dozen of them. The hot
 path uses these helpers for simple statements whose results need no model instance; everything
-else stays on the ORM. The SQL must run unchanged on SQLite and PostgreSQL.
+else stays on the ORM. The SQL must run unchanged on SQLite and PostgreSQL. Here too: what a database
+error means (a full disk, a lock another program kept) and a write that must not wait for the lock.
 """
 
 from __future__ import annotations
