@@ -221,6 +221,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"  # served at the site's root: /favicon.ico, which browsers ask for
 
 # The agent API refuses bodies over 1 MiB with 413 too_large.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024

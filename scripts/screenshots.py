@@ -1,5 +1,7 @@
 """Regenerate docs/screenshots/*.png by running the browser suite's screenshot tests (every test named
-*screenshots*): the main pages at 1280×800, the connect page, a chart, the graph and a page at phone width.
+*screenshots*): the main pages at 1280×800, the connect page, a chart, the graph, and at phone width (390 px)
+the spaces page and, in English and in 中文, memories, facts, activity, the audit log, jobs and the open menu
+(phone-<page>-en.png, phone-<page>-zh.png).
 
 Usage: .venv/bin/python scripts/screenshots.py   (needs Debian's chromium, and fonts-noto-cjk for the Chinese text)
 """

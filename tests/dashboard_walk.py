@@ -139,6 +139,8 @@ ROWS: dict[str, Row] = {
                           query=lambda w, s: {"id": w["remote"][0] if s == "third" else w["entries"][s][0]}),
     "memory_link": Row(methods=("POST",), spaces=("open",), post=lambda w, s: {
         "from": w["entries"][s][0], "to": w["entries"][s][1], "kind": "causal"}),
+    "memory_link_candidates": Row(spaces=("open",), query=lambda w, s: {"q": "zebulon", "from": w["entries"][s][0]},
+                                  shows=True),
     "memory_feedback": Row(methods=("POST",), spaces=("third",), outside=True,
                            post=lambda w, s: {"id": w["remote"][0], "verdict": "wrong"}),
     "charts": space_row(),
@@ -176,7 +178,8 @@ ROWS: dict[str, Row] = {
     "job": Row(args=lambda w, s: {"job_id": w["jobs"]["failed"]}),
     "job_retry": Row(methods=("POST",), args=lambda w, s: {"job_id": w["jobs"]["failed"]}),
     "job_cancel": Row(methods=("POST",), args=lambda w, s: {"job_id": w["jobs"]["queued"]}),
-    "tokens": Row(methods=("GET", "POST"), args=none, post=lambda w, s: {"name": "laptop", "origin": "local"}),
+    "tokens": Row(methods=("GET", "POST"), args=none, post=lambda w, s: {"name": "laptop", "origin": "local",
+                                                                        "scope": "all"}),
     "token_revoke": Row(methods=("GET", "POST"), args=lambda w, s: {"token_id": w["tokens"]["spare"]}),
     "token_pause": Row(methods=("POST",), args=lambda w, s: {"token_id": w["tokens"]["spare"]}),
     "audit": Row(args=none),

@@ -93,7 +93,7 @@ def test_category_mix_and_most_recalled(client, staff):
     page = client.get(reverse("dashboard:charts", args=["default"])).content.decode()
     shares = re.findall(r'data-category="(\w+)" data-count="(\d+)" data-hits="(\d+)"', page)
     assert shares == [("decision", "3", "3"), ("pitfall", "2", "7")]
-    recalled = re.findall(r'<li data-hits="(\d+)">\s*<a href="([^"]+)">([^<]+)</a>', page)
+    recalled = re.findall(r'<li data-hits="(\d+)">\s*<a href="([^"]+)"><span translate="no">([^<]+)</span></a>', page)
     assert recalled[0] == ("7", reverse("dashboard:entry", args=["default", top.pk]), top.title)
     assert [hits for hits, _, _ in recalled] == ["7", "1", "1", "1"]
     assert "10 recall hits in all" in page and "5 memories in this space" in page

@@ -157,7 +157,7 @@ def test_stdio_bridge_allows_plain_http_only_where_mcp_remote_needs_it():
 
 @pytest.mark.django_db
 def test_tokens_page_shows_the_header_and_a_curl_line_with_copy_buttons(client, staff):
-    page = client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "local"}).content.decode()
+    page = client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "local", "scope": "all"}).content.decode()
     raw = re.search(r'id="new-token-value" value="([^"]+)"', page).group(1)
     curl = re.search(r'<pre id="new-token-curl"><code>(.*?)</code></pre>', page, re.DOTALL).group(1)
     assert shlex.split(htmllib.unescape(curl)) == ["curl", "-sS", "http://testserver/api/v1/spaces", "-H",
@@ -196,7 +196,7 @@ def test_the_curl_and_python_snippets_work_against_a_real_server(live_server, cl
 def test_connect_page_speaks_chinese(client, staff):
     client.cookies.load({"django_language": "zh-hans"})
     page, _ = create(client)
-    assert "连接 Agent" in page and "正在等待使用 “laptop-agent” 的第一次调用" in page and ">复制<" in page
+    assert "连接智能体" in page and "正在等待使用 “laptop-agent” 的第一次调用" in page and ">复制<" in page
     assert "MCP 客户端（Streamable HTTP）" in page
 
 

@@ -20,7 +20,7 @@ def test_the_audit_log_needs_login_and_takes_no_writes(client, staff):
 
 
 def test_dashboard_actions_show_up_in_the_log(client, staff):
-    client.post(reverse("dashboard:tokens"), {"name": "laptop", "origin": "local"})
+    client.post(reverse("dashboard:tokens"), {"name": "laptop", "origin": "local", "scope": "all"})
     html = client.get(reverse("dashboard:audit")).content.decode()
     assert "token.create" in html and "alice" in html and "laptop" in html
     assert 'aria-current="page"' in html.split('href="/audit/"')[1][:30]

@@ -44,7 +44,7 @@ def test_page_shows_both_files_usage_and_workspaces(client, staff):
     assert r.status_code == 200
     html = r.content.decode()
     assert "MEMORY.md" in html and "USER.md" in html and "Use make test before pushing." in html
-    assert 'class="progress"' in html and nb.usage("memory", ["Use make test before pushing."]) in html
+    assert 'class="progress"' in html and "1% — 29 of 2200 characters" in html
     assert "/notebooks/proj-12345678/" in html
     assert 'href="/notebooks/global/" aria-current="page"' in html  # the sidebar link
 

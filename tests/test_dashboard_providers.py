@@ -180,7 +180,7 @@ def test_save_enforces_csrf(staff, django_user_model):
 
 def test_pages_speak_simplified_chinese_when_the_browser_asks(client, staff):
     html = client.get(reverse("dashboard:providers"), HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9").content.decode()
-    assert "Provider 服务" in html and "召回 / 浏览" in html and "受控硬删除" in html
+    assert "提供方服务" in html and "召回 / 浏览" in html and "受控硬删除" in html
     assert '<html lang="zh-hans">' in html
     assert "记忆空间" in client.get(reverse("dashboard:home"), HTTP_ACCEPT_LANGUAGE="zh-Hans").content.decode()
     assert "运行自检" in client.get(reverse("dashboard:jobs"), HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
@@ -190,7 +190,7 @@ def test_pages_speak_simplified_chinese_when_the_browser_asks(client, staff):
 def test_provider_descriptions_and_fields_read_in_chinese(client, staff):
     client.post(reverse("set_language"), {"language": "zh-hans"})
     html = client.get(reverse("dashboard:providers")).content.decode()
-    assert "从本系统写入内容中异步提取的 Mem0 记忆" in html and "Mem0 memories extracted asynchronously" not in html
+    assert "从中枢写入内容中异步提取的 Mem0 记忆" in html and "Mem0 memories extracted asynchronously" not in html
     assert "API 密钥" in html and "端点" in html
     space_form = client.get(reverse("dashboard:space_create") + "?provider=mem0").content.decode()
-    assert "附加在写入上；读取覆盖该用户的所有 Agent。" in space_form
+    assert "附加在写入上；读取覆盖该用户的所有智能体。" in space_form

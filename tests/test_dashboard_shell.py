@@ -38,3 +38,10 @@ def test_admin_registers_every_model_without_secrets(client, django_user_model):
     page = client.get(f"/admin/agents/apitoken/{token.pk}/change/")
     assert page.status_code == 200
     assert token.token_hash.encode() not in page.content and raw.encode() not in page.content
+
+
+def test_the_favicon_every_browser_asks_for_is_served_without_a_login(client):
+    r = client.get("/favicon.ico")
+    body = b"".join(r.streaming_content) if r.streaming else r.content
+    assert r.status_code == 200 and body[:4] == b"\x00\x00\x01\x00"  # an icon file, not a 404 page
+    assert b'rel="icon" href="/favicon.ico"' in client.get("/login/").content

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from memoryhub.agents.models import ApiToken, hash_token
 from memoryhub.audit.models import AuditEvent
@@ -27,7 +30,7 @@ def test_empty_state_says_what_to_do(client, staff):
 
 
 def test_create_shows_the_raw_token_once_and_stores_only_its_hash(client, staff):
-    r = client.post(reverse("dashboard:tokens"), {"name": "laptop-agent", "origin": "local"})
+    r = client.post(reverse("dashboard:tokens"), {"name": "laptop-agent", "origin": "local", "scope": "all"})
     assert r.status_code == 200 and r["Cache-Control"].startswith("max-age=0")
     token = ApiToken.objects.get()
     html = r.content.decode()
@@ -39,14 +42,15 @@ def test_create_shows_the_raw_token_once_and_stores_only_its_hash(client, staff)
 
 
 def test_created_token_works_against_the_api(client, staff):
-    r = client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "qq"})
+    r = client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "qq", "scope": "all"})
     raw = r.content.decode().split('id="new-token-value" value="', 1)[1].split('"', 1)[0]
     assert client.get("/api/v1/spaces", HTTP_AUTHORIZATION=f"Bearer {raw}").status_code == 200
 
 
 def test_create_with_spaces_restricts_the_token(client, staff):
     space = default_space()
-    r = client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "qq", "spaces": [space.slug]}, headers=HX)
+    r = client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "qq", "scope": "spaces", "spaces": [space.slug]},
+                    headers=HX)
     html = r.content.decode()
     assert r.status_code == 200 and "<html" not in html and 'id="token-panel"' in html
     token = ApiToken.objects.get()
@@ -61,9 +65,30 @@ def test_bad_input_rerenders_with_errors_and_creates_nothing(client, staff):
     r = client.post(reverse("dashboard:tokens"), {"name": "", "origin": "not an origin!"}, headers=HX)
     html = r.content.decode()
     assert r.status_code == 200 and "This field is required" in html and "letters, numbers" in html
-    r = client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "local", "spaces": ["missing"]})
+    r = client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "local", "scope": "spaces",
+                                                  "spaces": ["missing"]})
     assert r.status_code == 200 and "Select a valid choice" in r.content.decode()
     assert not ApiToken.objects.exists()
+
+
+def test_a_new_token_is_limited_to_the_spaces_ticked_unless_unrestricted_is_chosen(client, staff):
+    form = client.get(reverse("dashboard:tokens")).content.decode()
+    assert re.search(r'<input type="radio" name="scope" value="spaces"[^>]*checked', form)
+    assert "names new workspaces" in form and "reads and edits the notebooks" in form  # what "every space" allows
+    r = client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "local"}, headers=HX)
+    assert "Tick at least one space" in r.content.decode() and not ApiToken.objects.exists()
+    client.post(reverse("dashboard:tokens"), {"name": "bot", "origin": "local", "scope": "all",
+                                              "spaces": [default_space().slug]})
+    assert list(ApiToken.objects.get().spaces.all()) == []  # unrestricted wins over a stray tick
+
+
+def test_a_second_token_of_the_same_name_is_refused_even_after_the_first_is_revoked(client, staff):
+    token, _raw = ApiToken.issue("laptop")
+    r = client.post(reverse("dashboard:tokens"), {"name": " laptop ", "origin": "local", "scope": "all"}, headers=HX)
+    assert "A token called “laptop” exists" in r.content.decode() and ApiToken.objects.count() == 1
+    ApiToken.objects.filter(pk=token.pk).update(revoked_at=timezone.now())
+    r = client.post(reverse("dashboard:connect"), {"name": "laptop", "space": default_space().slug, "origin": "local"})
+    assert "A revoked token was called “laptop”" in r.content.decode() and ApiToken.objects.count() == 1
 
 
 def test_revoke_asks_for_confirmation_then_revokes_and_audits(client, staff):
@@ -93,7 +118,7 @@ def test_htmx_revoke_answers_with_the_panel(client, staff):
 def test_list_shows_name_origin_spaces_and_last_used(client, staff, api):
     api.get("spaces")
     html = client.get(reverse("dashboard:tokens")).content.decode()
-    assert "agent" in html and "<code>local</code>" in html and "all spaces" in html
+    assert "agent" in html and "<code>local</code>" in html and "every space (unrestricted)" in html
     assert "never" not in html.split('id="token-', 1)[1].split("</tr>", 1)[0]
 
 

@@ -223,3 +223,46 @@ def test_a_search_gets_a_thread_while_tool_writes_space_creations_and_session_en
     assert found[0] == 200 and found[1]["result"]["results"]
     assert context[0] == 200 and "Fridays" in context[1]["text"]
     assert sorted(statuses) == [200, 200, 200, 200, 201, 201]
+
+
+def serve(env, *args) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "manage.py", "serve", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.fixture
+def quiet_env(tmp_path):
+    env = {**os.environ, "MEMORYHUB_DATA_DIR": str(tmp_path), "MEMORYHUB_Q_SYNC": "false"}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    manage(env, "migrate", "--noinput", "-v0")
+    return env
+
+
+def test_serving_on_is_said_only_once_the_port_answers(quiet_env):
+    port = free_port()
+    proc = serve({**quiet_env, "MEMORYHUB_BIND": f"127.0.0.1:{port}"}, "--web-workers", "1", "--no-worker")
+    try:
+        for line in proc.stdout:
+            if "serving on" in line:
+                break
+        else:
+            raise AssertionError(f"serve ended (exit {proc.wait()}) without saying it was serving")
+        assert f"http://127.0.0.1:{port}" in line
+        with socket.create_connection(("127.0.0.1", port), timeout=5):  # at once: no retry after the line
+            pass
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=40)
+
+
+def test_a_port_something_else_holds_ends_at_once_in_a_sentence_naming_the_variable(quiet_env):
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        proc = serve({**quiet_env, "MEMORYHUB_BIND": f"127.0.0.1:{port}"}, "--web-workers", "2")
+        output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert f"Port {port} on 127.0.0.1 is already in use" in output
+    assert f"MEMORYHUB_BIND=127.0.0.1:{port + 1} make run" in output
+    assert "serving on" not in output and "gunicorn" not in output.lower()  # nothing was started

@@ -9,11 +9,12 @@ from urllib.parse import urlencode
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import gettext_lazy as _
 
 from memoryhub.access import people
 from memoryhub.access.people import Perm, Role
 from memoryhub.audit.models import AuditEvent, record
+from memoryhub.dashboard import labels
 from memoryhub.spaces import provider_services
 from memoryhub.spaces.models import MemorySpace
 from providers.base import Capabilities
@@ -84,17 +85,17 @@ def query_with(request: HttpRequest, drop: tuple[str, ...] = (), **changes: str 
 
 # Tab key: (URL name in the dashboard namespace, label), in the order the tab bar shows them.
 TABS = {
-    "memories": ("space", _lazy("Memories")),
-    "persona": ("persona", _lazy("Persona frame")),
-    "facts": ("facts", _lazy("Facts")),
-    "topics": ("topics", _lazy("Topics")),
-    "recall": ("recall", _lazy("Recall preview")),
-    "graph": ("graph", _lazy("Graph")),
-    "entities": ("entities", _lazy("Entities")),
-    "charts": ("charts", _lazy("Charts")),
-    "activity": ("activity", _lazy("Activity")),
-    "maintenance": ("maintenance", _lazy("Maintenance")),
-    "settings": ("space_settings", _lazy("Settings")),
+    "memories": ("space", _("Memories")),
+    "persona": ("persona", _("Persona frame")),
+    "facts": ("facts", _("Facts")),
+    "topics": ("topics", _("Topics")),
+    "recall": ("recall", _("Recall preview")),
+    "graph": ("graph", _("Graph")),
+    "entities": ("entities", _("Entities")),
+    "charts": ("charts", _("Charts")),
+    "activity": ("activity", _("Activity")),
+    "maintenance": ("maintenance", _("Maintenance")),
+    "settings": ("space_settings", _("Settings")),
 }
 
 
@@ -114,5 +115,5 @@ def space_context(space: MemorySpace, tab: str) -> dict:
     """What the space header and tab bar need."""
     cls = get_provider_class(space.provider)
     tabs = [(name, f"dashboard:{TABS[name][0]}", TABS[name][1]) for name in space_tabs(space)]
-    return {"space": space, "tab": tab, "tabs": tabs, "caps": cls.capabilities, "provider_label": cls.label,
-            "nav": "spaces", "store": provider_services.store_of(space)}
+    return {"space": space, "tab": tab, "tabs": tabs, "caps": cls.capabilities,
+            "provider_label": labels.provider(space.provider), "nav": "spaces", "store": provider_services.store_of(space)}

@@ -37,6 +37,7 @@ urlpatterns = [
     path("spaces/<slug:slug>/entities/", entities.entities_page, name="entities"),
     path("spaces/<slug:slug>/related/", entities.related_records, name="memory_related"),
     path("spaces/<slug:slug>/link/", entities.link_records, name="memory_link"),
+    path("spaces/<slug:slug>/link/candidates/", entities.link_candidates, name="memory_link_candidates"),
     path("spaces/<slug:slug>/feedback/", entities.record_feedback, name="memory_feedback"),
     path("spaces/<slug:slug>/graph.json", graph.graph_data, name="graph_data"),
     path("spaces/<slug:slug>/charts/", charts.charts, name="charts"),

@@ -43,6 +43,18 @@ class Job(models.Model):
         return f"{self.kind} #{self.pk} {self.status}"
 
     @property
+    def problems(self) -> list[str]:
+        """What went wrong in work that still finished (a model that failed, so rules stood in; unreadable lines of
+        an import): the result's `error`, `errors` or `problems`. A succeeded job with any reads "finished with
+        problems", never just "succeeded"."""
+        result = self.result if isinstance(self.result, dict) else {}
+        found = [str(result["error"])] if result.get("error") else []
+        for key in ("errors", "problems"):
+            if isinstance(result.get(key), list):
+                found += [str(item) for item in result[key] if item]
+        return found
+
+    @property
     def duration(self):
         if self.started_at and self.finished_at:
             return self.finished_at - self.started_at

@@ -24,7 +24,7 @@ def entry_record(entry: Entry, score: float | None = None, full: bool = True) ->
 
 class NativeProvider(Provider):
     kind = "native"
-    label = "Native"
+    label = gettext_noop("Native")
     locality = "local"
     workspace_binding = "automatic"
     score_semantics = "normalized"

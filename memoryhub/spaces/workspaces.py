@@ -5,11 +5,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from django.utils.translation import gettext_noop
+
 from memoryhub.core.redaction import redact
 from memoryhub.spaces import space_service
 from memoryhub.spaces.models import MemorySpace, Workspace, workspace_slug_for_path
 
 DEFAULT_SPACE_SLUG = "default"
+# The words the hub gives the spaces it makes itself, stored in English; own_words() lets a page show them in
+# the reader's language while nobody has changed them.
+DEFAULT_NAME = gettext_noop("Default")
+DEFAULT_DESCRIPTION = gettext_noop("The hub's global native space.")
+WORKSPACE_DESCRIPTION = gettext_noop("Native memory of %(path)s.")
 
 
 class NotFound(Exception):
@@ -26,7 +33,7 @@ def default_space(*, create: bool = True) -> MemorySpace:
     space = next(iter(MemorySpace.objects.raw("SELECT * FROM spaces_memoryspace WHERE slug = %s", [DEFAULT_SPACE_SLUG])), None)
     if space is None and not create:
         raise MayNotCreate("the hub's default space is gone; a person or an unrestricted local token must make it")
-    return space or space_service.create_own_space(DEFAULT_SPACE_SLUG, "Default", "The hub's global native space.")
+    return space or space_service.create_own_space(DEFAULT_SPACE_SLUG, DEFAULT_NAME, DEFAULT_DESCRIPTION)
 
 
 def resolve_workspace(value: str, *, create: bool = True, actor: str = "hub") -> Workspace:
@@ -60,4 +67,19 @@ def workspace_space(workspace: Workspace, *, create: bool = True) -> MemorySpace
         raise MayNotCreate(f"workspace {workspace.slug!r} has no space of its own; only an unrestricted local "
                            "token (or a person) may make one")
     return space or space_service.create_own_space(
-        workspace.slug, workspace.name, f"Native memory of {workspace.path or workspace.name}.", workspace)
+        workspace.slug, workspace.name, WORKSPACE_DESCRIPTION % {"path": workspace.path or workspace.name}, workspace)
+
+
+def own_words(space: MemorySpace) -> dict[str, tuple[str, dict]]:
+    """Which of the space's name and description are still the words the hub gave it: {part: (msgid, args)}."""
+    words: dict[str, tuple[str, dict]] = {}
+    if space.slug == DEFAULT_SPACE_SLUG and space.workspace_id is None:
+        if space.name == DEFAULT_NAME:
+            words["name"] = (DEFAULT_NAME, {})
+        if space.description == DEFAULT_DESCRIPTION:
+            words["description"] = (DEFAULT_DESCRIPTION, {})
+    elif space.is_default and space.workspace is not None:
+        args = {"path": space.workspace.path or space.workspace.name}
+        if space.description == WORKSPACE_DESCRIPTION % args:
+            words["description"] = (WORKSPACE_DESCRIPTION, args)
+    return words

@@ -98,7 +98,7 @@
       const swatch = document.createElement("span");
       swatch.className = "swatch round";
       swatch.style.background = g.color;
-      item.append(swatch, ` ${g.name} (${g.count})`);
+      item.append(swatch, ` ${g.label || g.name} (${g.count})`);
       box.append(item);
     }
   }
@@ -113,6 +113,7 @@
       if (n.url) item.href = n.url;
       else { item.type = "button"; item.className = "link"; item.addEventListener("click", () => onPick(n.id)); }
       item.textContent = n.label || n.id;
+      item.translate = false;  // a memory's own words
       li.append(item);
       ul.append(li);
     }
@@ -124,9 +125,10 @@
     detail.replaceChildren();
     const title = document.createElement("h3");
     title.textContent = node.label || node.id;
+    title.translate = false;
     const meta = document.createElement("p");
     meta.className = "muted";
-    meta.textContent = [node.type, node.category, node.id].filter(Boolean).join(" · ");
+    meta.textContent = [node.group_label, node.id].filter(Boolean).join(" · ");
     detail.append(title, meta);
     if (!node.url) return;
     const open = document.createElement("a");

@@ -65,9 +65,9 @@ def staff_user(transactional_db, django_user_model, settings):
 def log_in(page, username: str = STAFF_USERNAME, password: str = STAFF_PASSWORD) -> None:
     """Log in through the real login form and wait for the spaces page."""
     page.goto("/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
+    page.locator("input[name=username]").fill(username)  # by name: the form may be in either language
+    page.locator("input[name=password]").fill(password)
+    page.locator("form.login button").click()
     page.wait_for_url(lambda url: "/login/" not in url)
 
 

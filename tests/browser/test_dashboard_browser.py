@@ -67,6 +67,7 @@ def test_a_new_token_is_shown_once(logged_in_page):
     page = logged_in_page
     page.get_by_role("link", name="API tokens").click()
     page.get_by_label("Name").fill("laptop-agent")
+    page.get_by_label("Every space (unrestricted)").check()
     page.get_by_role("button", name="Create token").click()
     value = page.locator("#new-token-value")
     expect(value).to_have_value(re.compile(r"^mh_"))

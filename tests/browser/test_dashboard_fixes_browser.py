@@ -102,6 +102,7 @@ def test_the_audit_log_shows_dashboard_actions_and_filters_them(logged_in_page):
     page = logged_in_page
     page.goto("/tokens/")
     page.get_by_label("Name").fill("laptop-agent")
+    page.get_by_label("Every space (unrestricted)").check()
     page.get_by_role("button", name="Create token").click()
     expect(page.locator("#new-token-value")).to_be_visible()
     page.goto("/")

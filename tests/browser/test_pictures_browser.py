@@ -115,6 +115,7 @@ def test_tokens_page_copies_the_new_token(logged_in_page, live_server):
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
     page.goto("/tokens/")
     page.get_by_label("Name").fill("bot")
+    page.get_by_label("Every space (unrestricted)").check()
     page.get_by_role("button", name="Create token").click()
     raw = page.locator("#new-token-value").input_value()
     expect(page.locator("#new-token-curl")).to_contain_text(f"Authorization: Bearer {raw}")
@@ -216,7 +217,7 @@ def test_screenshots_of_the_pictures(chromium_browser, live_server, staff_user, 
     page = context.new_page()
     log_in(page)
     page.goto("/connect/")
-    page.get_by_label("Agent name").fill("laptop-agent")
+    page.get_by_label("Agent name").fill("claude-code")  # laptop-agent wrote the history: a name is one token's
     page.get_by_role("button", name="Create token and show settings").click()
     expect(page.locator("#connect-status")).to_be_visible()
     page.screenshot(path=out / "connect.png", full_page=True)

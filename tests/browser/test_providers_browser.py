@@ -26,6 +26,7 @@ def test_provider_cards_are_compact_and_test_connection_uses_the_form(logged_in_
         form = page.locator("#provider-mem0 form")
         form.locator('input[name="endpoint"]').fill("http://127.0.0.1:9")
         form.locator('input[name="apiKey"]').fill(fake.api_key)
+        form.locator('select[name="mode"]').select_option("platform")  # nothing is chosen for the person
         form.get_by_role("button", name="Test connection").click()
         status = page.locator("#provider-mem0 .test-result")
         status.wait_for()
@@ -36,6 +37,7 @@ def test_provider_cards_are_compact_and_test_connection_uses_the_form(logged_in_
         form = page.locator("#provider-mem0 form")
         form.locator('input[name="endpoint"]').fill(fake.url)
         form.locator('input[name="apiKey"]').fill(fake.api_key)
+        form.locator('select[name="mode"]').select_option("platform")
         form.get_by_role("button", name="Test connection").click()
         page.locator("#provider-mem0 .test-result.ok").wait_for()
         assert "Connection works" in page.locator("#provider-mem0 .test-result").inner_text()

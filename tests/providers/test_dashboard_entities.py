@@ -32,7 +32,7 @@ def holo(tmp_path):
 
 def test_the_entity_page_lists_entities_with_counts_and_their_memories(client, staff, holo):
     page = client.get(reverse("dashboard:entities", args=["holo"])).content.decode()
-    assert "Ada Lovelace" in page and "<td>2</td>" in page
+    assert "Ada Lovelace" in page and '<td class="num">2</td>' in page
     r = client.get(reverse("dashboard:entities", args=["holo"]) + "?entity=entity:ada lovelace", headers=HX)
     html = r.content.decode()
     assert "wrote the first program" in html and "Charles Babbage" in html and "kettle" not in html
@@ -76,10 +76,11 @@ def test_native_memory_page_offers_related_and_a_person_can_link_two_memories(cl
     assert f"/spaces/nat/related/?id={a.pk}" in page
     r = client.post(reverse("dashboard:memory_link", args=["nat"]), {"from": str(a.pk), "to": str(b.pk), "kind": "causal"},
                     headers=HX)
-    assert r.status_code == 200 and "Linked." in r.content.decode() and "VPN" in r.content.decode()
+    assert r.status_code == 200 and "Linked." in r.content.decode() and f"<code>#{b.pk}</code> <span translate=\"no\">vpn" \
+        in r.content.decode()
     assert Edge.objects.filter(source=a, target=b, edge_type="causal").exists()
     related = client.get(reverse("dashboard:memory_related", args=["nat"]) + f"?id={a.pk}").content.decode()
-    assert "Deploys need the VPN" in related
+    assert f"/spaces/nat/entries/{b.pk}/" in related and "Cause and effect" in related
 
 
 def test_hindsight_stats_show_on_its_entity_page(client, staff):

@@ -8,11 +8,12 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
+from memoryhub.dashboard import labels
 from memoryhub.dashboard.forms.fields import split_tags
 from memoryhub.memories.facts.slots import MAX_VALUE_CHARS, is_real_path
 from memoryhub.memories.models import CATEGORIES
 
-CATEGORY_CHOICES = [(c, c) for c in CATEGORIES]
+CATEGORY_CHOICES = labels.choices("category", CATEGORIES)
 PREDICATE_SHAPE = re.compile(r"^[A-Za-z][A-Za-z_]{0,59}$")
 
 

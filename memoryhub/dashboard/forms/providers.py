@@ -9,7 +9,7 @@ from typing import Any
 
 from django import forms
 
-from memoryhub.dashboard.forms.fields import config_field
+from memoryhub.dashboard.forms.fields import config_field, suggests_only
 
 
 class ServiceForm(forms.Form):
@@ -24,7 +24,7 @@ class ServiceForm(forms.Form):
             secret_set = secret_status.get(field.key) == "configured"
             self.fields[field.key] = config_field(field, secret_set=secret_set)
             if not field.secret:
-                value = saved.get(field.key, field.default)
+                value = saved.get(field.key, None if suggests_only(field) else field.default)
                 if value is not None:
                     self.initial[field.key] = value
 

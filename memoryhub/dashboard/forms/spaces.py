@@ -5,7 +5,8 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from memoryhub.dashboard.forms.fields import config_field
+from memoryhub.dashboard import labels
+from memoryhub.dashboard.forms.fields import DataSelect, config_field
 from memoryhub.spaces.models import MemorySpace, Workspace
 from memoryhub.spaces.providers_info import provider_state
 from memoryhub.spaces.selection import BOUNDARIES, PREFERENCES, REQUIREMENTS
@@ -20,7 +21,7 @@ ACCESS_CHOICES = [(MemorySpace.Access.OPEN, _("open: agents read and write")),
 def provider_choices() -> list[tuple[str, str]]:
     choices = []
     for kind in PROVIDERS:
-        label = get_provider_class(kind).label
+        label = labels.provider(kind)
         if not provider_state(kind)["available"]:
             label = _("%(label)s (not configured)") % {"label": label}
         choices.append((kind, label))
@@ -36,7 +37,7 @@ class SpaceForm(forms.Form):
     access = forms.ChoiceField(label=_("Access"), choices=ACCESS_CHOICES, initial=MemorySpace.Access.OPEN)
     active = forms.BooleanField(label=_("Active"), required=False, initial=True)
     workspace = forms.ModelChoiceField(label=_("Workspace"), queryset=Workspace.objects.all(), required=False,
-                                       empty_label=_("none (global)"))
+                                       empty_label=_("none (global)"), widget=DataSelect)
     description = forms.CharField(label=_("Description"), required=False, max_length=2000,
                                   widget=forms.Textarea(attrs={"rows": 3}),
                                   help_text=_("What belongs here; smart selection routes by it."))
@@ -44,7 +45,7 @@ class SpaceForm(forms.Form):
     def __init__(self, *args, kind: str, space: MemorySpace | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.kind = kind
-        self.kind_label = get_provider_class(kind).label
+        self.kind_label = labels.provider(kind)
         self.space = space
         self.fields["provider"].choices = provider_choices()
         self.fields["provider"].initial = kind
@@ -97,13 +98,13 @@ class SpaceForm(forms.Form):
 class ChooseForm(forms.Form):
     candidates = forms.MultipleChoiceField(label=_("Candidate providers"), widget=forms.CheckboxSelectMultiple,
                                            choices=[(k, k) for k in PROVIDERS])
-    boundary = forms.ChoiceField(label=_("Data boundary"), choices=[(b, b) for b in BOUNDARIES])
+    boundary = forms.ChoiceField(label=_("Data boundary"), choices=labels.choices("boundary", BOUNDARIES))
     required = forms.MultipleChoiceField(label=_("Required capabilities"), widget=forms.CheckboxSelectMultiple,
-                                         choices=[(r, r) for r in REQUIREMENTS], required=False)
-    preference = forms.ChoiceField(label=_("Preference"), choices=[(p, p) for p in PREFERENCES])
+                                         choices=labels.choices("requirement", REQUIREMENTS), required=False)
+    preference = forms.ChoiceField(label=_("Preference"), choices=labels.choices("preference", PREFERENCES))
     policy_prompt = forms.CharField(label=_("What this space is for (given to the selector, never credentials)"),
                                     required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 3}))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["candidates"].choices = [(k, get_provider_class(k).label) for k in PROVIDERS]
+        self.fields["candidates"].choices = [(k, labels.provider(k)) for k in PROVIDERS]

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import re
 import zlib
 from datetime import datetime, timedelta
 
 from django import template
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 
+from memoryhub.dashboard import labels
+from memoryhub.jobs import registry
 from memoryhub.memories import channels
+from memoryhub.memories.text.tokens import stem, tokenize
+from memoryhub.spaces.workspaces import own_words
 
 register = template.Library()
 
@@ -47,6 +54,16 @@ def translated(message: str, args: dict | None = None) -> str:
 @register.filter
 def job_label(job) -> str:
     return _(job.label) if job.label else job.kind
+
+
+@register.filter
+def job_heading(job) -> str:
+    """The job's label for a page: its kind's declared label in the reader's language, or a label made with names
+    in it ("MEMORY.md · proj"), marked as data."""
+    declared = registry.JOBS.get(job.kind)
+    if not job.label or (declared and job.label == declared.label):
+        return _(declared.label) if declared else job.kind
+    return format_html('<span translate="no">{}</span>', job.label)
 
 
 @register.filter
@@ -116,3 +133,67 @@ def audit_value(value) -> str:
     else:
         text = str(value)
     return text if len(text) <= 160 else text[:159] + "…"
+
+
+@register.filter
+def label(value, family: str) -> str:
+    """An enumerated value's name in the reader's language (dashboard/labels.py): `{{ entry.category|label:"category" }}`."""
+    return labels.label(family, value)
+
+
+@register.simple_tag
+def space_text(space, part: str = "name") -> str:
+    """A space's name or description: the hub's own words in the reader's language, a person's as written (data,
+    marked so nothing translates it)."""
+    words = own_words(space).get(part)
+    if words and part == "name":
+        return labels.label("space_name", words[0])  # "Default" the space, not the settings' "Default" value
+    if words:
+        msgid, args = words
+        return _(msgid) % args if args else _(msgid)
+    return format_html('<span translate="no">{}</span>', getattr(space, part))
+
+
+_LATIN = re.compile(r"[0-9A-Za-z\u00c0-\u024f]+")
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+@register.filter
+def highlight(text, query: str = "") -> str:
+    """The text, escaped, with the words that match the search in <mark>: a word whose stem is one of the query's
+    tokens, and in Chinese each character pair (or single character) the query holds, as the index tokenizes."""
+    text = "" if text is None else str(text)
+    wanted = set(tokenize(query or ""))
+    if not wanted or not text:
+        return escape(text)
+    spans = [m.span() for m in _LATIN.finditer(text) if stem(m.group().lower()) in wanted]
+    for run in _HAN_RUN.finditer(text):
+        word, start = run.group(), run.start()
+        for i in range(len(word)):
+            if word[i] in wanted:
+                spans.append((start + i, start + i + 1))
+            if word[i:i + 2] in wanted and i + 1 < len(word):
+                spans.append((start + i, start + i + 2))
+    out, last = [], 0
+    for start, end in merged(spans):
+        out += [escape(text[last:start]), "<mark>", escape(text[start:end]), "</mark>"]
+        last = end
+    out.append(escape(text[last:]))
+    return mark_safe("".join(out))  # every piece of the text went through escape()
+
+
+def merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping or touching spans as one, in order."""
+    out: list[list[int]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return [(a, b) for a, b in out]
+
+
+@register.filter
+def provider_name(kind: str) -> str:
+    """A provider kind's name (dashboard/labels.provider): the vendors' as they spell them, native's translated."""
+    return labels.provider(kind)

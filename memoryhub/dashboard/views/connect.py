@@ -85,8 +85,8 @@ def snippets(base: str, raw: str, space: str) -> list[Snippet]:
                 f"--header {shlex.quote('Authorization: ' + bearer)}"),
         Snippet("stdio", _("Clients that only speak stdio"),
                 _("mcp-remote (Node 18 or newer, run by npx) bridges stdio to /mcp and sends the bearer header; "
-                  "the header goes through an environment variable because some clients split arguments at "
-                  "spaces."),
+                  "the header goes through an environment variable because some clients split arguments on "
+                  "whitespace."),
                 json.dumps(bridge_config, indent=2)),
         Snippet("curl", _("curl"), _("One call of the memory_note tool: the hub answers with the new memory's id."),
                 curl),

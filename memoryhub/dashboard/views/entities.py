@@ -1,11 +1,13 @@
-"""A space's entities (the names its provider knows, with counts, each opening its memories), a memory's
-related memories, explicit links and trust feedback: the graph capabilities a provider declares, in the product.
+"""A space's entities (the names its provider knows, with counts, each opening its memories and the names said
+with it), a memory's related memories with their link types, explicit links (picked by searching) and trust
+feedback: the graph capabilities a provider declares, in the product.
 
 Each view 404s where the space's provider does not declare the capability, so nothing is offered that fails.
 """
 
 from __future__ import annotations
 
+from django.db.models import Count, Max, Min, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
@@ -13,14 +15,19 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.access.people import Perm
 from memoryhub.audit.actions import Action
+from memoryhub.core.ids import row_id
 from memoryhub.dashboard.access import audited, capabilities, person_may, space_context, space_for_user
 from memoryhub.dashboard.partials import render_page
+from memoryhub.memories.models import EDGE_TYPES, Edge, EntityRef, Entry
+from memoryhub.memories.search import fulltext as fts
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.provider_services import provider_for, record_space_error
 from providers.base import Provider, ProviderError
 
 ENTITY_LIMIT = 100
 RECORD_LIMIT = 50
+PICK_LIMIT = 8  # memories the link picker offers at once
+EDGE_ORDER = {kind: n for n, kind in enumerate(("causal", "supersedes", "semantic", "entity", "temporal"))}
 
 
 def _space_with(request: HttpRequest, slug: str, capability: str) -> MemorySpace:
@@ -60,8 +67,62 @@ def entities_page(request: HttpRequest, slug: str) -> HttpResponse:
     data, error = _call(space, load)
     data = data or {"entities": [], "records": [], "stats": None}
     name = next((e["name"] for e in data["entities"] if e["id"] == chosen), chosen)
-    context = {**space_context(space, "entities"), **data, "chosen": chosen, "chosen_name": name, "error": error}
+    context = {**space_context(space, "entities"), **data, "chosen": chosen, "chosen_name": name, "error": error,
+               "mentions": next((e["mentions"] for e in data["entities"] if e["id"] == chosen), len(data["records"]))}
+    if chosen and space.is_native:
+        context.update(entity_summary(space, chosen))
     return render_page(request, "dashboard/entities.html", "entity-records", context)
+
+
+def entity_summary(space: MemorySpace, name: str) -> dict:
+    """For a native entity: when it was first and last mentioned, and the names said in the same memories."""
+    refs = EntityRef.objects.filter(space=space, name=name, entry__deleted_at__isnull=True)
+    span = refs.aggregate(first=Min("entry__at"), last=Max("entry__at"))
+    together = (EntityRef.objects.filter(space=space, entry__in=refs.values("entry")).exclude(name=name)
+                .values("name").annotate(n=Count("entry", distinct=True)).order_by("-n", "name")[:12])
+    return {"first_at": span["first"], "last_at": span["last"], "together": list(together)}
+
+
+def native_links(space: MemorySpace, record_id: str) -> list[dict]:
+    """The memory's typed links, both ways, one row per other memory and type: which way it points ("out", "in",
+    or "both" for the links people and the hub make in pairs), the hub's meaningful types before time proximity."""
+    pk = row_id(record_id)
+    if pk is None:
+        return []
+    ways: dict[tuple[int, str], set[str]] = {}
+    for source, target, kind in Edge.objects.filter(Q(source_id=pk) | Q(target_id=pk)).values_list(
+            "source_id", "target_id", "edge_type")[:500]:
+        other, way = (target, "out") if source == pk else (source, "in")
+        ways.setdefault((other, kind), set()).add(way)
+    others = Entry.objects.live().filter(space=space).defer("body").in_bulk({other for other, _kind in ways})
+    links = [{"entry": others[other], "kind": kind, "way": "both" if len(found) > 1 else next(iter(found))}
+             for (other, kind), found in ways.items() if other in others]
+    links.sort(key=lambda link: (EDGE_ORDER.get(link["kind"], 9), -link["entry"].at.timestamp()))
+    return links[:RECORD_LIMIT]
+
+
+def pick_candidates(space: MemorySpace, query: str, exclude: str) -> list[Entry]:
+    """What the link picker offers: the best matches of the words typed, or the newest memories."""
+    entries = Entry.objects.live().filter(space=space).defer("body")
+    if row_id(exclude) is not None:
+        entries = entries.exclude(pk=row_id(exclude))
+    if not query.strip():
+        return list(entries.order_by("-at", "-id")[:PICK_LIMIT])
+    hits = fts.query([space.pk], query, limit=PICK_LIMIT + 1, recallable_only=False)
+    found = entries.in_bulk([h.entry_id for h in hits])
+    return [found[h.entry_id] for h in hits if h.entry_id in found][:PICK_LIMIT]
+
+
+def related_context(space: MemorySpace, record_id: str, records, error: str, **extra) -> dict:
+    """What the related partial shows: a native memory's typed links, another provider's related records, and
+    (where links can be made) the picker's first candidates."""
+    context = {"space": space, "record_id": record_id, "related": records or [], "error": error,
+               "can_link": capabilities(space).link, "link_kinds": EDGE_TYPES, **extra}
+    if space.is_native:
+        context["links"] = native_links(space, record_id)
+    if context["can_link"]:
+        context["candidates"] = pick_candidates(space, "", record_id)
+    return context
 
 
 @require_GET
@@ -72,10 +133,23 @@ def related_records(request: HttpRequest, slug: str) -> HttpResponse:
     record_id = request.GET.get("id", "")[:300]
     if not record_id:
         raise Http404("no memory named")
+    if space.is_native:
+        return render(request, "dashboard/entities.html#related", related_context(space, record_id, [], ""))
     records, error = _call(space, lambda provider: provider.related(record_id, depth=2)[:RECORD_LIMIT])
-    return render(request, "dashboard/entities.html#related", {
-        "space": space, "record_id": record_id, "related": records or [], "error": error,
-        "can_link": capabilities(space).link})
+    return render(request, "dashboard/entities.html#related", related_context(space, record_id, records, error))
+
+
+@require_GET
+@person_may(Perm.MEMORY_READ)
+def link_candidates(request: HttpRequest, slug: str) -> HttpResponse:
+    """The link picker's choices for the words typed (`q`), never the memory being linked (`from`)."""
+    space = _space_with(request, slug, "link")
+    if not space.is_native:
+        raise Http404("only native spaces offer the picker")
+    source = request.GET.get("from", "")[:300]
+    return render(request, "dashboard/entities.html#pick-list", {
+        "space": space, "record_id": source, "candidates": pick_candidates(space, request.GET.get("q", "")[:500],
+                                                                           source)})
 
 
 @require_POST
@@ -87,16 +161,16 @@ def link_records(request: HttpRequest, slug: str) -> HttpResponse:
     kind = request.POST.get("kind", "semantic").strip()[:40] or "semantic"
     error = ""
     if not source or not target or source == target:
-        error = _("Name two different memories to link.")
+        error = _("Pick another memory to link this one to.")
     else:
         _done, error = _call(space, lambda provider: provider.link(source, target, kind))
         if not error:
             audited(request, Action.MEMORY_LINK, space.slug, after={"from": source, "to": target, "kind": kind})
-    records, load_error = _call(space, lambda provider: provider.related(source, depth=1)[:RECORD_LIMIT]) \
-        if source else ([], "")
-    return render(request, "dashboard/entities.html#related", {
-        "space": space, "record_id": source, "related": records or [], "error": error or load_error,
-        "linked": not error, "can_link": True}, status=200 if not error else 422)
+    records, load_error = ([], "")
+    if source and not space.is_native:
+        records, load_error = _call(space, lambda provider: provider.related(source, depth=1)[:RECORD_LIMIT])
+    context = related_context(space, source, records, error or load_error, linked=not error)
+    return render(request, "dashboard/entities.html#related", context, status=200 if not error else 422)
 
 
 @require_POST

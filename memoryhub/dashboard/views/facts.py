@@ -15,6 +15,7 @@ from memoryhub.dashboard.access import audited, person_may, space_context, space
 from memoryhub.dashboard.forms.memories import FactForm
 from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.memories.facts import slots as fact_store
+from memoryhub.memories.growth.persona import said_at
 from memoryhub.memories.models import Fact
 from memoryhub.spaces.models import MemorySpace
 
@@ -28,10 +29,19 @@ def fact_state(fact: Fact) -> dict:
             "status": fact.status}
 
 
+def with_said_at(facts) -> list[Fact]:
+    """Each fact with when it was said (its turn's own time, kept by an import of old history; a fact asserted by
+    hand was said when it was asserted), which the tables show rather than when the hub stored it."""
+    rows = list(facts)
+    for fact in rows:
+        fact.said_at = said_at(fact)
+    return rows
+
+
 def facts_context(space: MemorySpace, form: FactForm | None = None, **extra) -> dict:
     active = Fact.objects.filter(space=space, status=Fact.Status.ACTIVE).select_related("source_entry").order_by(
         "subject", "predicate", "-created_at")
-    return {**space_context(space, "facts"), "facts": active, "fact_form": form or FactForm(),
+    return {**space_context(space, "facts"), "facts": with_said_at(active), "fact_form": form or FactForm(),
             "predicates": fact_store.PREDICATES, **extra}
 
 
@@ -89,6 +99,7 @@ def history(request: HttpRequest, slug: str) -> HttpResponse:
     subject = request.GET.get("subject", "user")[:100]
     predicate = request.GET.get("predicate", "")[:60]
     rows = Fact.objects.filter(space=space, subject=subject, predicate=predicate).select_related(
-        "invalidated_by").order_by("-created_at", "-id")
-    context = {**space_context(space, "facts"), "subject": subject, "predicate": predicate, "history": rows}
+        "invalidated_by", "source_entry").order_by("-created_at", "-id")
+    context = {**space_context(space, "facts"), "subject": subject, "predicate": predicate,
+               "history": with_said_at(rows)}
     return render_page(request, "dashboard/fact_history.html", "history", context)

@@ -13,10 +13,10 @@ from collections import Counter
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from memoryhub.access.people import Perm
+from memoryhub.dashboard import labels
 from memoryhub.dashboard.access import person_may, space_context, space_for_user
 from memoryhub.dashboard.palette import CATEGORY_COLORS, edge_color
 from memoryhub.memories.native import NativeProvider
@@ -25,13 +25,6 @@ from providers.base import ProviderError
 
 LIMIT = 200
 HIDDEN_AT_FIRST = {"temporal"}
-
-
-def edge_labels() -> dict[str, str]:
-    return {
-        "entity": _("Same names"), "semantic": _("Linked"), "causal": _("Cause and effect"),
-        "supersedes": _("Replaces"), "temporal": _("Close in time"),
-    }
 
 
 def node_color(node: dict) -> str:
@@ -50,7 +43,7 @@ def shape(data: dict) -> dict:
         group = node.get("category") or node.get("type") or "node"
         groups[group] += 1
         nodes.append({**node, "id": str(node["id"]), "label": str(node.get("label") or node["id"]), "group": group,
-                      "color": node_color(node)})
+                      "color": node_color(node), "group_label": labels.label("category", group)})
     known = {n["id"] for n in nodes}
     edges = []
     for i, edge in enumerate(data.get("edges", [])):
@@ -58,13 +51,12 @@ def shape(data: dict) -> dict:
             kind = edge.get("type") or "link"
             edges.append({**edge, "id": f"e{i}", "source": str(edge["source"]), "target": str(edge["target"]),
                           "type": kind, "color": edge_color(kind)})
-    labels = edge_labels()
     types = Counter(e["type"] for e in edges)
     return {
         "nodes": nodes, "edges": edges,
-        "groups": [{"name": name, "count": count, "color": node_color({"category": name, "type": name})}
-                   for name, count in groups.most_common()],
-        "edge_types": [{"type": t, "label": labels.get(t, t), "count": count, "color": edge_color(t),
+        "groups": [{"name": name, "label": labels.label("category", name), "count": count,
+                    "color": node_color({"category": name, "type": name})} for name, count in groups.most_common()],
+        "edge_types": [{"type": t, "label": labels.label("link", t), "count": count, "color": edge_color(t),
                         "shown": t not in HIDDEN_AT_FIRST} for t, count in types.most_common()],
     }
 

@@ -29,6 +29,7 @@ from memoryhub.dashboard.access import audited, capabilities, person_may, query_
 from memoryhub.dashboard.forms.memories import EntryForm, MemoryFilterForm, NoteForm
 from memoryhub.dashboard.partials import after_action, htmx_partial, render_page
 from memoryhub.memories.write import gateway, marks
+from memoryhub.memories.write.access_counts import recall_ids
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.models import Entry, Kind, OpLog, Source
 from memoryhub.memories.text.categories import classify
@@ -37,6 +38,7 @@ from memoryhub.spaces.provider_services import provider_for, record_space_error
 from providers.base import ProviderError
 
 PAGE = 50
+RECALLS_SHOWN = 20  # the newest recalls a memory's page lists
 SEARCH_LIMIT = PAGE  # best matches shown for a search (a page of them)
 CHANGED = "memoriesChanged"
 BULK_ACTIONS = ("archive", "unarchive", "forget")
@@ -132,7 +134,7 @@ def listing_context(request: HttpRequest, space: MemorySpace, note_form: NoteFor
     form = MemoryFilterForm(request.GET, origins=origins)
     form.is_valid()
     context = {**space_context(space, "memories"), "form": form, "origins": origins,
-               "note_form": note_form or NoteForm()}
+               "note_form": note_form or NoteForm(), "query": (form.value("q") or "").strip()}
     if space.is_native:
         context.update(native_listing(request, space, form))
     else:
@@ -165,8 +167,24 @@ def entry_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     space = space_for_user(request, slug, native=True)
     entry = native_entry(space, pk)
     expanded = request.GET.get("collapse") != "1"
-    return render_page(request, "dashboard/entry.html", "entries",
-                       {**space_context(space, "memories"), "entry": entry, "entries": [entry], "expanded": expanded})
+    context = {**space_context(space, "memories"), "entry": entry, "entries": [entry], "expanded": expanded}
+    if not htmx_partial(request):
+        context["recalls"] = recalls_of(entry)
+    return render_page(request, "dashboard/entry.html", "entries", context)
+
+
+def recalls_of(entry: Entry, shown: int = RECALLS_SHOWN) -> list[OpLog]:
+    """The op log's recalls that brought this entry back to an agent, newest first: who, when, for which words
+    (the query after its "q="). Only as far back as the op log keeps, and only rows that name their entries."""
+    rows = OpLog.objects.filter(space_id=entry.space_id, operation="recall", detail__contains=str(entry.pk))
+    found = []
+    for row in rows.order_by("-id")[:shown * 5]:
+        if entry.pk in recall_ids(row.detail):
+            row.query = row.detail.removeprefix("q=").rsplit(" hits=", 1)[0]
+            found.append(row)
+            if len(found) == shown:
+                break
+    return found
 
 
 @require_http_methods(["GET", "POST"])

@@ -33,7 +33,16 @@ def checked_target(target: str) -> str:
 def panel(workspace: Workspace | None, target: str, **extra) -> dict:
     entries = nb.entries_of(workspace)[target]
     return {"target": target, "filename": nb.FILENAMES[target], "entries": entries, "limit": nb.limit(target),
-            "usage": nb.usage(target, entries), "percent": nb.percent(target, entries), **extra}
+            "chars": len(nb.joined(entries)), "percent": nb.percent(target, entries), **extra}
+
+
+def done_message(applied: nb.Applied) -> str:
+    """What a change did, in the reader's language (the agents' tool answers in English: hot.py)."""
+    file = nb.FILENAMES[applied.target]
+    return {
+        "added": _("Added to %(file)s."), "duplicate": _("%(file)s already has this entry; nothing was added."),
+        "removed": _("Removed from %(file)s."), "replaced": _("Replaced in %(file)s."),
+    }.get(applied.status, _("%(file)s is unchanged.")) % {"file": file}
 
 
 def page_context(workspace: Workspace | None, panels: dict[str, dict] | None = None) -> dict:
@@ -80,7 +89,7 @@ def notebook_change(request: HttpRequest, scope: str, target: str, action: str) 
     except nb.Refused as exc:
         return answer(request, workspace, target, exc, form={"action": action, "content": content,
                                                              "old_text": old_text})
-    return answer(request, workspace, target, done=outcome.applied[0].message)
+    return answer(request, workspace, target, done=done_message(outcome.applied[0]))
 
 
 @require_POST

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryhub.access.people import Perm
 from memoryhub.audit.actions import Action
 from memoryhub.audit.changes import differing
+from memoryhub.dashboard import labels
 from memoryhub.dashboard.access import audited, person_may
 from memoryhub.dashboard.forms.providers import ServiceForm
 from memoryhub.dashboard.partials import htmx_partial
@@ -115,7 +116,7 @@ def provider_save(request: HttpRequest, kind: str) -> HttpResponse:
             audited(request, Action.PROVIDER_SAVE, kind, before=before, after=after)
             if htmx_partial(request):
                 return _card_response(request, _card(kind, saved=True))
-            messages.success(request, _("%(label)s settings saved.") % {"label": cls.label})
+            messages.success(request, _("%(label)s settings saved.") % {"label": labels.provider(kind)})
             return redirect(f"{reverse('dashboard:providers')}#provider-{kind}")
     card = _card(kind, error=error)
     card.form = form
@@ -150,9 +151,9 @@ def provider_test(request: HttpRequest, kind: str) -> HttpResponse:
     if not htmx_partial(request):
         text = f"{outcome.message} {outcome.detail}".strip()
         if outcome.ok:
-            messages.success(request, _("%(label)s answered: %(message)s") % {"label": cls.label, "message": text})
+            messages.success(request, _("%(label)s answered: %(message)s") % {"label": labels.provider(kind), "message": text})
         else:
-            messages.error(request, _("%(label)s failed: %(message)s") % {"label": cls.label, "message": text})
+            messages.error(request, _("%(label)s failed: %(message)s") % {"label": labels.provider(kind), "message": text})
         return redirect(f"{reverse('dashboard:providers')}#provider-{kind}")
     card = _card(kind, test=outcome)
     if outcome.unsaved:

@@ -15,6 +15,7 @@ from memoryhub.memories.notebooks import hot
 from memoryhub.memories.recall import cards as recall
 from memoryhub.memories.recall.block import Context
 from memoryhub.memories.models import Entry, Fact, Topic
+from memoryhub.memories.search import vectors
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
 
@@ -55,7 +56,7 @@ def reason(why: dict | None) -> str:
     if code == "hit":
         how = {"session": _("said next to a hit in its session"), "entity": _("shares a name with a hit")}.get(why["via"])
         words = ", ".join(why["words"][:8])
-        how = how or (_("matches: %(words)s") % {"words": words} if words else _("close in meaning"))
+        how = how or (_("matches: %(words)s") % {"words": words} if words else unmatched_words())
         return _("Search hit %(rank)s, relevance %(score)s; %(how)s.") % {
             "rank": why["rank"], "score": why["score"] if why["score"] is not None else "—", "how": how}
     if code == "fact_query":
@@ -80,6 +81,14 @@ def reason(why: dict | None) -> str:
         "who_share": _("Over the half of the budget that who the user is may take."),
         "rest_share": _("Facts unrelated to the query get at most a quarter of the budget, after the hits."),
     }.get(code, code)
+
+
+def unmatched_words() -> str:
+    """Why a search hit shares no word of its text with the query: by meaning only where embeddings are on;
+    otherwise the index matched a field the text does not hold (its title, tags, summary)."""
+    if vectors.enabled():
+        return _("close in meaning")
+    return _("found by the full-text index in its title, tags or summary")
 
 
 def preview_for(space: MemorySpace, query: str, max_chars: int, missing: list | None = None) -> Context:

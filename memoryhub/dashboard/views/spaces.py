@@ -14,6 +14,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from memoryhub.access import people
 from memoryhub.access.people import Perm
 from memoryhub.core.errors import ApiError
+from memoryhub.dashboard import labels
 from memoryhub.dashboard.access import person_may, space_for_user
 from memoryhub.dashboard.forms.spaces import SpaceForm
 from memoryhub.dashboard.partials import after_action, htmx_partial, render_page
@@ -24,7 +25,7 @@ from memoryhub.memories.recall.hits import Card
 from memoryhub.memories.models import Entry
 from memoryhub.spaces import space_service
 from memoryhub.spaces.models import MemorySpace
-from providers.registry import PROVIDERS, get_provider_class
+from providers.registry import PROVIDERS
 
 
 def overview_rows(**filters) -> list[MemorySpace]:
@@ -33,7 +34,7 @@ def overview_rows(**filters) -> list[MemorySpace]:
         entry_count=Count("entries", filter=Q(entries__deleted_at__isnull=True))
     ).order_by("slug"))
     for row in rows:
-        row.provider_label = get_provider_class(row.provider).label
+        row.provider_label = labels.provider(row.provider)
     return with_sparklines(rows)
 
 
@@ -131,7 +132,7 @@ def space_delete(request: HttpRequest, slug: str) -> HttpResponse:
                              % {"slug": slug})
         return done(request, reverse("dashboard:home"))
     context = {"space": space, "blocker": blocker, "losses": losses, "nav": "spaces",
-               "provider_label": get_provider_class(space.provider).label}
+               "provider_label": labels.provider(space.provider)}
     return render_page(request, "dashboard/space_delete.html", "confirm", context)
 
 

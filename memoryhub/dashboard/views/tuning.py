@@ -1,4 +1,5 @@
-"""A space's Settings tab: per-space overrides of the global defaults, validated, audited, live at once."""
+"""A space's Settings tab: per-space overrides of the global defaults, validated, audited, live at once; each
+setting by its name in the reader's language, its key beside it."""
 
 from __future__ import annotations
 
@@ -7,15 +8,17 @@ from typing import Any
 from django.contrib import messages
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
 from memoryhub.access.people import Perm
 from memoryhub.audit.actions import Action
 from memoryhub.audit.changes import differing
+from memoryhub.dashboard import labels
 from memoryhub.dashboard.access import audited, person_may, space_context, space_for_user
-from memoryhub.dashboard.partials import render_page
+from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.spaces import space_settings
 
 
@@ -34,9 +37,22 @@ def parse(rule: space_settings.Rule, raw: str | None) -> Any:
 
 def rows(values: dict[str, Any], errors: dict[str, str], overrides: dict[str, Any]) -> list[dict]:
     defaults = space_settings.defaults()
-    return [{"key": key, "rule": rule, "value": values[key], "default": defaults[key], "error": errors.get(key, ""),
-             "overridden": key in overrides, "kind": rule.kind.__name__ if isinstance(rule.kind, type) else "float"}
+    return [{"key": key, "label": labels.label("setting", key), "rule": rule, "value": values[key],
+             "default": defaults[key], "error": errors.get(key, ""), "overridden": key in overrides,
+             "choices": labels.choices("recall_policy", rule.choices) if rule.choices else (),
+             "kind": rule.kind.__name__ if isinstance(rule.kind, type) else "float"}
             for key, rule in space_settings.RULES.items()]
+
+
+def saved(request: HttpRequest, space, message: str) -> HttpResponse:
+    """After a save or a reset: htmx gets the form again with the message in it (it swaps only the form, so a
+    flash message would never show); a plain post gets the message and a redirect."""
+    if htmx_partial(request):
+        context = {**space_context(space, "settings"), "rows": rows(space_settings.effective(space), {},
+                                                                    space.settings or {}), "saved": message}
+        return render(request, "dashboard/space_settings.html#settings-form", context)
+    messages.success(request, message)
+    return redirect("dashboard:space_settings", slug=space.slug)
 
 
 @require_http_methods(["GET", "POST"])
@@ -53,8 +69,7 @@ def space_settings_page(request: HttpRequest, slug: str) -> HttpResponse:
                 space.settings = {}
                 space.save(update_fields=["settings"])
             space.recount_cap()
-            messages.info(request, _("Settings reset to the global defaults."))
-            return redirect("dashboard:space_settings", slug=space.slug)
+            return saved(request, space, _("Settings reset to the global defaults."))
         posted = {key: parse(rule, request.POST.get(key)) for key, rule in space_settings.RULES.items()}
         clean, errors = space_settings.validate(posted)
         if not errors:
@@ -68,8 +83,11 @@ def space_settings_page(request: HttpRequest, slug: str) -> HttpResponse:
                 if after:
                     audited(request, Action.SPACE_SETTINGS, space.slug, before=before, after=after)
             space.recount_cap()
-            messages.info(request, _("Settings saved; they apply from the next call."))
-            return redirect("dashboard:space_settings", slug=space.slug)
+            if not after:
+                return saved(request, space, _("Nothing changed: every value was already as shown."))
+            return saved(request, space, ngettext("Saved %(n)d change; it applies from the next call.",
+                                                  "Saved %(n)d changes; they apply from the next call.", len(after))
+                         % {"n": len(after)})
         values = {**current, **posted}
     context = {**space_context(space, "settings"), "rows": rows(values, errors, space.settings or {}),
                "has_errors": bool(errors)}

@@ -1,8 +1,14 @@
 """The vault's pages: browse vault memories, decide agents' read requests, revoke grants, download MEMORY.md.
 
-Only staff decide what an agent may read; the decisions themselves live in memoryhub.vault.grants."""
+Only staff decide what an agent may read; the decisions themselves live in memoryhub.vault.grants. An agent
+that asks the same thing again in one session (same token, criteria, spaces and matches) gets one card: one
+decision answers every copy, each with its own grant.
+"""
 
 from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -45,6 +51,41 @@ def request_or_404(request_id: str) -> AccessRequest:
     return get_object_or_404(AccessRequest.objects.select_for_update(), pk=request_id)
 
 
+def sameness(req: AccessRequest) -> tuple:
+    """What makes two requests the same question: who asked in which session, for what, over what it matched."""
+    entries = tuple(sorted(getattr(req, "snapshot", None) or req.entries.values_list("pk", flat=True)))
+    return (req.token_id, req.session_id, json.dumps(req.criteria, sort_keys=True),
+            tuple(sorted(s.pk for s in req.spaces.all())), entries)
+
+
+@dataclass
+class Group:
+    """Identical pending requests on one card: the oldest decides for the copies."""
+
+    req: AccessRequest
+    copies: list[AccessRequest] = field(default_factory=list)
+
+
+def grouped(pending) -> list[Group]:
+    groups: dict[tuple, Group] = {}
+    for req in sorted(pending, key=lambda r: (r.created_at, r.pk)):
+        req.snapshot = [e.pk for e in req.entries.all()]
+        key = sameness(req)
+        if key in groups:
+            groups[key].copies.append(req)
+        else:
+            groups[key] = Group(req)
+    return sorted(groups.values(), key=lambda g: g.req.created_at, reverse=True)
+
+
+def copies_of(request: HttpRequest, req: AccessRequest) -> list[AccessRequest]:
+    """The pending copies the card named (`same`), locked, and only those that really ask what `req` asks."""
+    ids = [i for i in request.POST.getlist("same") if i != req.pk][:50]
+    key = sameness(req)
+    return [other for other in AccessRequest.objects.select_for_update().filter(
+        pk__in=ids, status=AccessRequest.Status.PENDING) if sameness(other) == key]
+
+
 @require_GET
 @person_may(Perm.VAULT_READ)
 def entries(request: HttpRequest, companion: bool = False) -> HttpResponse:
@@ -81,9 +122,10 @@ def entry(request: HttpRequest, entry_id: int) -> HttpResponse:
 @person_may(Perm.VAULT_DECIDE)
 def requests(request: HttpRequest) -> HttpResponse:
     grants.expire_idle()
-    pending = with_entries(AccessRequest.objects.filter(status=AccessRequest.Status.PENDING))
+    pending = with_entries(AccessRequest.objects.filter(status=AccessRequest.Status.PENDING)).prefetch_related(
+        "entries")
     mark_seen()
-    return render(request, "vault/requests.html", {"pending": pending, "tab": "requests", "nav": "vault"})
+    return render(request, "vault/requests.html", {"groups": grouped(pending), "tab": "requests", "nav": "vault"})
 
 
 def decided(request: HttpRequest, req: AccessRequest, message: str, level: int = messages.SUCCESS) -> HttpResponse:
@@ -95,7 +137,9 @@ def decided(request: HttpRequest, req: AccessRequest, message: str, level: int =
 def refused(request: HttpRequest, req: AccessRequest, message: str) -> HttpResponse:
     """htmx: the same card again with the reason; otherwise back to the list with a message."""
     card = with_entries(AccessRequest.objects.filter(pk=req.pk)).get()
-    return after_action(request, "vault/requests.html#request-card", {"req": card, "error": message},
+    group = Group(card, list(AccessRequest.objects.filter(pk__in=request.POST.getlist("same"),
+                                                          status=AccessRequest.Status.PENDING)))
+    return after_action(request, "vault/requests.html#request-card", {"group": group, "error": message},
                         "dashboard:vault_requests", message=message, level=messages.ERROR)
 
 
@@ -115,14 +159,25 @@ def approve(request: HttpRequest, request_id: str) -> HttpResponse:
                 return HttpResponseBadRequest("entries must be entry ids")
             if not ids:
                 return refused(request, req, _("Tick at least one entry, or press Deny."))
+        copies = copies_of(request, req)
         try:
             grant = grants.approve(req, ids, request.user)
+            for copy in copies:
+                grants.approve(copy, ids, request.user)
         except grants.OutsideRequest:
             return HttpResponseBadRequest("an approval can only name entries that matched the request")
     count = grant.entries.count()
     return decided(request, req, ngettext("Allowed %(n)d entry for session %(s)s.",
                                           "Allowed %(n)d entries for session %(s)s.", count)
-                   % {"n": count, "s": req.session_id})
+                   % {"n": count, "s": req.session_id} + answered(copies))
+
+
+def answered(copies: list[AccessRequest]) -> str:
+    """The decision's note on the copies it answered too."""
+    if not copies:
+        return ""
+    return " " + ngettext("The same decision answers %(n)d repeat of the request.",
+                          "The same decision answers %(n)d repeats of the request.", len(copies)) % {"n": len(copies)}
 
 
 @require_POST
@@ -132,8 +187,10 @@ def deny(request: HttpRequest, request_id: str) -> HttpResponse:
         req = request_or_404(request_id)
         if req.status != AccessRequest.Status.PENDING:
             return decided(request, req, _("This request was already decided."), messages.WARNING)
-        grants.deny(req, request.user)
-    return decided(request, req, _("Denied; the agent reads nothing."))
+        copies = copies_of(request, req)
+        for each in [req, *copies]:
+            grants.deny(each, request.user)
+    return decided(request, req, _("Denied; the agent reads nothing.") + answered(copies))
 
 
 @require_GET

@@ -3,9 +3,12 @@
 An agent naming a path never makes the hub write into it: a person switches each workspace's
 MEMORY.md export on here (memories/notebooks/export.py writes only where it is on), and chooses
 whether vault spaces go in it (off by default: the agent can read the file in its own directory).
+Each export shows how its last write went (the MEMORY.md job's state, with the reason when it failed).
 """
 
 from __future__ import annotations
+
+import os
 
 from django.contrib import messages
 from django.db import transaction
@@ -18,14 +21,28 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryhub.access.people import Perm
 from memoryhub.audit.actions import Action
 from memoryhub.dashboard.access import audited, person_may
+from memoryhub.jobs.models import Job
 from memoryhub.memories.notebooks import export
 from memoryhub.spaces.models import Workspace
+
+RECENT_EXPORTS = 500  # MEMORY.md jobs looked at for each workspace's latest
+
+
+def last_exports() -> dict[int, Job]:
+    """Each workspace's latest MEMORY.md job, by workspace id."""
+    latest: dict[int, Job] = {}
+    for job in Job.objects.filter(kind="memory_md").order_by("-id")[:RECENT_EXPORTS]:
+        latest.setdefault(job.params.get("workspace"), job)
+    return latest
 
 
 @require_GET
 @person_may(Perm.CONFIGURE)
 def workspace_list(request: HttpRequest) -> HttpResponse:
-    workspaces = Workspace.objects.annotate(space_count=Count("spaces")).order_by("name", "slug")
+    workspaces = list(Workspace.objects.annotate(space_count=Count("spaces")).order_by("name", "slug"))
+    exports = last_exports()
+    for workspace in workspaces:
+        workspace.last_export = exports.get(workspace.pk)
     return render(request, "dashboard/workspaces.html", {"nav": "workspaces", "workspaces": workspaces})
 
 
@@ -46,7 +63,12 @@ def workspace_export(request: HttpRequest, slug: str) -> HttpResponse:
     workspace.export_memory_md = on
     if on:
         export.enqueue(workspace)
-        messages.success(request, _("MEMORY.md will be written to %(path)s.") % {"path": workspace.path})
+        if not os.path.isdir(workspace.path):
+            messages.warning(request, _("Switched on, but %(path)s is not a directory on this machine: nothing can "
+                                        "be written there until it is. The export's state below says so.")
+                             % {"path": workspace.path})
+        else:
+            messages.success(request, _("MEMORY.md will be written to %(path)s.") % {"path": workspace.path})
     else:
         messages.success(request, _("The hub no longer writes MEMORY.md to %(path)s.") % {"path": workspace.path})
     return redirect("dashboard:workspaces")

@@ -109,7 +109,15 @@ def regenerate(workspace_id: int) -> str:
 
 
 def regenerate_job(job) -> dict:
-    return {"path": regenerate(job.params["workspace"])}
+    """The job body: where the file went; a file the hub was asked to write and could not fails the job with the
+    reason (an export switched off or a workspace gone since it was queued has nothing to do, and says so)."""
+    cache.delete(pending_key(job.params["workspace"]))
+    workspace = Workspace.objects.filter(pk=job.params["workspace"]).first()
+    if workspace is None:
+        return {"skipped": "the workspace is gone"}
+    if not workspace.export_memory_md:
+        return {"skipped": "MEMORY.md export is off for this workspace"}
+    return {"path": str(write_file(workspace))}  # NotWritten fails the job with its reason
 
 
 def enqueue(workspace: Workspace) -> None:

@@ -31,8 +31,16 @@ def _note_recall(noted: list[tuple[MemorySpace, list[int]]], query: str, actor: 
     for space, ids in noted:
         if ids:
             Entry.objects.filter(pk__in=ids).update(hits=F("hits") + 1, last_accessed_at=now)
-        # Redacted before the cut: a key cut in two might no longer look like one.
-        record_change(space, "recall", ids, actor, detail=f"q={clip(redact(query).text, 300)} hits={len(ids)}")
+        # Redacted before the cut: a key cut in two might no longer look like one. The ids last: a memory's page
+        # lists who recalled it from them (recall_ids reads them back).
+        record_change(space, "recall", ids, actor,
+                      detail=f"q={clip(redact(query).text, 300)} hits={len(ids)} ids={','.join(map(str, ids))}")
+
+
+def recall_ids(detail: str) -> set[int]:
+    """The entry ids a recall row of the op log names (rows written before ids were kept name none)."""
+    _head, found, ids = detail.rpartition(" ids=")
+    return {int(i) for i in ids.split(",") if i.isdigit()} if found else set()
 
 
 def keep(entry: Entry, *, bump: int, actor: str = "") -> Entry:
