@@ -66,3 +66,15 @@ def test_names_read_in_chinese_and_unknown_values_stay_as_they_are():
         assert labels.label("link", "causal") != "Cause and effect"
         assert labels.provider("native") == "原生" and labels.provider("honcho") == "Honcho"
         assert labels.label("category", "made-up") == "made-up"
+
+
+@pytest.mark.django_db
+def test_the_memory_filters_read_right_in_chinese(client, staff):
+    """#36: Tag read 起始日期, From 截止日期 and To 截止 (three labels one slot off)."""
+    from memoryhub.spaces.workspaces import default_space
+
+    default_space()
+    page = client.get("/spaces/default/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    labels_shown = re.findall(r"<label>([^<{]+?)\s*<(?:input|select)", page)
+    assert {"标签", "起始日期", "截止日期"} <= {text.strip() for text in labels_shown}
+    assert "截止<" not in page.replace(" ", "")

@@ -37,7 +37,7 @@ COLLECT = r"""() => {
 
 # Names that stay as they are in Chinese text: ours, the providers', protocols and tools people type, units.
 ALLOWED = {
-    "memoryhub", "API", "MCP", "ID", "URL", "HTTP", "HTTPS", "JSON", "JSONL", "LLM", "SQLite", "PostgreSQL", "Redis",
+    "memoryhub", "API", "MCP", "ID", "URL", "HTTP", "HTTPS", "JSON", "JSONL", "Markdown", "LLM", "SQLite", "PostgreSQL", "Redis",
     "Python", "Node", "npx", "curl", "stdio", "zstd", "Mnemon", "Mnemosyne", "OpenAI", "Claude", "Code", "Cursor",
     "Windsurf", "VS", "Bearer", "Django", "KB", "MB", "GB", "KiB", "MiB", "ms", "s", "min", "h", "px",
     *(get_provider_class(kind).label for kind in PROVIDERS if kind != "native"),
