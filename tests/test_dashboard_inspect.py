@@ -73,3 +73,12 @@ def test_an_entity_page_says_how_often_since_when_and_what_else_is_said_with_it(
     together = re.findall(r'href="\?entity=([^"]+)"', records.split("Often said with:", 1)[1].split("</p>", 1)[0])
     assert "Berlin" in together
     assert reverse("dashboard:entry", args=["default", Entry.objects.get(body__startswith="Anna booked").pk]) in records
+
+
+def test_search_words_are_marked_by_stem_and_in_chinese_and_everything_else_is_escaped():
+    from memoryhub.dashboard.templatetags.memoryhub_tags import highlight
+
+    marked = highlight('Deploys <script>x</script> via deploy.sh; 我住在北京已经五年', "deploy 北京")
+    assert marked == ('<mark>Deploys</mark> &lt;script&gt;x&lt;/script&gt; via <mark>deploy</mark>.sh; '
+                      '我住在<mark>北京</mark>已经五年')
+    assert highlight("<b>bold</b>", "") == "&lt;b&gt;bold&lt;/b&gt;"

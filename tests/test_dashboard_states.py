@@ -33,12 +33,14 @@ def test_a_memory_md_export_into_a_missing_directory_fails_its_job_and_says_so_w
     workspace = Workspace.objects.create(slug="gone", name="gone", path=str(missing))
     r = client.post(reverse("dashboard:workspace_export", args=["gone"]), {"export": "1"}, follow=True)
     job = Job.objects.get(kind="memory_md")
-    assert job.status == Job.Status.FAILED and "cannot open" in job.error and str(missing) in job.error
+    assert job.status == Job.Status.FAILED and job.error == f"{missing} does not exist on this machine"
     page = r.content.decode()
     assert "is not a directory on this machine" in page  # the switch's own message
     assert 'data-state="failed"' in page and "last write failed" in page and reverse("dashboard:job", args=[job.pk]) in page
     detail = client.get(reverse("dashboard:job", args=[job.pk])).content.decode()
-    assert 'data-state="failed"' in detail and "cannot open" in detail and "succeeded" not in detail
+    assert 'data-state="failed"' in detail and "does not exist on this machine" in detail and "succeeded" not in detail
+    zh = client.get(reverse("dashboard:job", args=[job.pk]), HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert f"{missing} 在这台机器上不存在" in zh  # the reason in the reader's language
 
     missing.mkdir()
     client.post(reverse("dashboard:workspace_export", args=["gone"]), {"export": "1"})

@@ -40,6 +40,16 @@ WATCH_SECONDS = 1.0  # how often a running job's watcher looks for a person's ca
 class Cancelled(Exception):
     """A person cancelled the job; raised at its next progress point, so it stops there."""
 
+
+class JobFailed(Exception):
+    """The work failed for a reason a person can act on (a directory that does not exist): `message` is an
+    untranslated msgid (gettext_noop) and `args` its placeholders, so the job's page gives the reason in the reader's
+    language; the job fails with it, and no traceback is logged for what is no bug."""
+
+    def __init__(self, message: str, **args: Any) -> None:
+        self.message, self.args_for_message = message, args
+        super().__init__(message % args if args else message)
+
 LOG_LINES = 100  # the jobs page reads every row's log for its latest line; keep each small
 STALE = gettext_noop("the worker stopped while running this job; retry it")
 CANCELLED = gettext_noop("cancelled")
@@ -199,6 +209,12 @@ def execute(job_id: int) -> None:
             log.info("job %s (%s) cancelled", job.pk, job.kind)
             _note(job.pk, CANCELLED, Q(status=Job.Status.RUNNING), status=Job.Status.CANCELLED,
                   finished_at=timezone.now())
+            return
+        if isinstance(exc, JobFailed):
+            log.warning("job %s (%s) failed: %s", job.pk, job.kind, exc)
+            Job.objects.filter(pk=job.pk).update(
+                status=Job.Status.FAILED, error=redact(str(exc)).text[:2000], finished_at=timezone.now(),
+                result={"failure": {"message": exc.message, "args": redact_value(exc.args_for_message)}})
             return
         log.exception("job %s (%s) failed", job.pk, job.kind)
         Job.objects.filter(pk=job.pk).update(status=Job.Status.FAILED,

@@ -87,7 +87,11 @@ def log_time(line: dict) -> datetime | None:
 
 @register.filter
 def job_error(job) -> str:
-    """The error as stored; a message of ours (a stopped worker) reads in the reader's language."""
+    """Why the job failed, in the reader's language where it is a reason of ours (runner.JobFailed, a stopped
+    worker); anything else (an exception's text) as stored."""
+    failure = job.result.get("failure") if isinstance(job.result, dict) else None
+    if failure:
+        return translated(failure.get("message", ""), failure.get("args"))
     return _(job.error) if job.error else ""
 
 

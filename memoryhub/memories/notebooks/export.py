@@ -13,6 +13,7 @@ opened (O_NOFOLLOW, dir_fd), so a link planted between the check and the write c
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import secrets
@@ -21,6 +22,7 @@ from pathlib import Path
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from memoryhub.jobs import runner
 from memoryhub.memories.models import Entry, Kind
@@ -58,21 +60,41 @@ def render(workspace: Workspace) -> str:
     return "\n".join([head, *(block(e) for e in entries_for(workspace).iterator())])
 
 
-class NotWritten(Exception):
-    """Why the hub did not write a workspace's MEMORY.md (export off, no such directory, a symlink)."""
+class NotWritten(runner.JobFailed):
+    """Why the hub did not write a workspace's MEMORY.md (export off, no such directory, a symlink), in words the
+    job's page gives in the reader's language."""
+
+
+# What the file system answered, as a reason a person can act on (the OS's own words otherwise).
+BECAUSE = {
+    errno.ENOENT: gettext_noop("%(path)s does not exist on this machine"),
+    errno.ENOTDIR: gettext_noop("%(path)s is not a directory"),
+    errno.EACCES: gettext_noop("the hub may not write to %(path)s (permission denied)"),
+    errno.EPERM: gettext_noop("the hub may not write to %(path)s (permission denied)"),
+    errno.ENOSPC: gettext_noop("the disk holding %(path)s is full"),
+    errno.EROFS: gettext_noop("%(path)s is on a read-only file system"),
+}
+
+
+def unwritable(path: str, exc: OSError, otherwise: str) -> NotWritten:
+    if exc.errno in BECAUSE:
+        return NotWritten(BECAUSE[exc.errno], path=path)
+    return NotWritten(otherwise, path=path, reason=exc.strerror or str(exc))
 
 
 def write_file(workspace: Workspace) -> Path:
     """Replace <workspace>/MEMORY.md atomically, only where a person switched export on; raises NotWritten."""
     if not workspace.export_memory_md:
-        raise NotWritten("MEMORY.md export is off for this workspace (a person switches it on in the dashboard)")
+        raise NotWritten(gettext_noop("MEMORY.md export is off for this workspace (a person switches it on in the "
+                                      "dashboard)"))
     path = workspace.path
     if not path or not os.path.isabs(path) or os.path.normpath(path) != path or os.path.realpath(path) != path:
-        raise NotWritten(f"{path!r} is not a plain absolute directory path (a symlink on the way is refused)")
+        raise NotWritten(gettext_noop("%(path)s is not a plain absolute directory path (a symlink on the way is "
+                                      "refused)"), path=repr(path))
     try:
         directory = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError as exc:
-        raise NotWritten(f"cannot open {path}: {exc.strerror}") from exc
+        raise unwritable(path, exc, gettext_noop("cannot open %(path)s: %(reason)s")) from exc
     tmp = f".{FILENAME}.{secrets.token_hex(6)}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=directory)
@@ -86,7 +108,7 @@ def write_file(workspace: Workspace) -> Path:
             os.unlink(tmp, dir_fd=directory)
             raise
     except OSError as exc:
-        raise NotWritten(f"cannot write {path}/{FILENAME}: {exc.strerror}") from exc
+        raise unwritable(f"{path}/{FILENAME}", exc, gettext_noop("cannot write %(path)s: %(reason)s")) from exc
     finally:
         os.close(directory)
     return Path(path) / FILENAME
