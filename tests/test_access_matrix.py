@@ -18,7 +18,7 @@ from memoryhub.agents.models import ApiToken
 from memoryhub.memories.models import Entry, Fact, Persona
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.provider_services import provider_for, save_service
-from memoryhub.tools import registry
+from memoryhub.operations import registry
 from memoryhub.vault.models import AccessRequest
 from tests.conftest import Api
 

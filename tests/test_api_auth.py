@@ -123,9 +123,9 @@ def test_unknown_tool_is_not_found(api):
     assert r.status_code == 404 and error(r)["code"] == "not_found"
 
 
-def test_wrong_method_is_a_clean_error(api):
+def test_wrong_method_is_405_naming_the_methods_it_serves(api):
     r = api.client.get("/api/v1/turns", **api.headers)
-    assert r.status_code == 400 and error(r)["code"] == "bad_request"
+    assert r.status_code == 405 and error(r)["code"] == "method_not_allowed" and r["Allow"] == "POST"
 
 
 def test_rate_limit_answers_429_with_retry_after(api, settings):

@@ -5,7 +5,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from memoryhub.tools import registry as tools
+from memoryhub.operations import registry as tools
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from memoryhub.memories.models import Entry
-from memoryhub.tools import registry
+from memoryhub.operations import registry
 
 pytestmark = pytest.mark.django_db
 

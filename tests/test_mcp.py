@@ -16,8 +16,6 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from tests.livehub import LiveHub
 
 
-
-
 def mcp_session(hub: LiveHub, token: str, **headers: str):
     """Run `work(session)` in an initialized MCP ClientSession over streamable HTTP."""
 
@@ -47,9 +45,10 @@ def test_mcp_lists_the_api_tools_and_saves_searches_recalls_forgets(hub):
     api_tools = httpx.get(f"{hub.url}/api/v1/tools", headers={"Authorization": f"Bearer {token}"}).json()["tools"]
 
     async def work(session):
-        listed = (await session.list_tools()).tools
-        assert {t.name: t.input_schema for t in listed} == {
-            t["function"]["name"]: t["function"]["parameters"] for t in api_tools}
+        listed = {t.name: t.input_schema for t in (await session.list_tools()).tools}
+        api = {t["function"]["name"]: t["function"]["parameters"] for t in api_tools}
+        assert {name: listed[name] for name in api} == api  # the same tools with the same schemas
+        assert set(listed) - set(api) == {"memory_turn", "memory_context"}  # /turns and /context, for MCP agents
         saved = payload(await session.call_tool("memory_save", {
             "category": "decision", "title": "Aquarium database", "body": "The aquarium inventory lives in DuckDB."}))
         found = payload(await session.call_tool("memory_search", {"query": "aquarium DuckDB"}))

@@ -72,7 +72,8 @@ def test_malformed_arguments_are_bad_requests(api):
                              ({"action": "remove", "target": "memory"}, "old_text"),
                              ({"action": "replace", "target": "memory", "old_text": "x"}, "content"),
                              ({"operations": "add"}, "operations"),
-                             ({"operations": [{"action": "add", "target": "diary", "content": "x"}]}, "operations")):
+                             ({"operations": [{"action": "add", "target": "diary", "content": "x"}]},
+                              "operations[0].target")):
         r = api.post("tools/memory", {"session_id": "s1", "arguments": arguments})
         assert r.status_code == 400, arguments
         assert r.json()["error"]["field"] == field, arguments

@@ -1,19 +1,34 @@
-"""The hub's one error type: what a caller did wrong or what failed, as the agent API answers it.
+"""The hub's one error type, and the one way it is rendered for a caller.
 
 Its JSON shape is docs/api.md's `{"error": {"code", "message", "field"}}`. Every layer may raise it
-(the space service refuses a bad slug with it, the dashboard shows its message on the form); the
-faces turn it into their answer (`response()` for HTTP, an MCP tool error for MCP).
+(the space service refuses a bad slug with it, the dashboard shows its message on the form); every
+face renders it with `rendered()` — the agent API's views and Django's error pages for agent paths
+(`response()`), the MCP app's HTTP answers, and the API object inside an MCP tool error (`body()`) —
+so the status, the headers (`WWW-Authenticate`, `Allow`, `Retry-After`) and the bytes are decided here once.
 """
 
 from __future__ import annotations
 
-from django.http import JsonResponse
+import json
+from dataclasses import dataclass
+
+from django.http import HttpResponse
 
 STATUS = {
-    "bad_request": 400, "unauthorized": 401, "forbidden": 403, "paused": 403, "not_found": 404, "conflict": 409,
-    "too_large": 413, "unsupported": 422, "rate_limited": 429, "internal": 500, "provider_error": 502,
-    "busy": 503, "provider_timeout": 504, "insufficient_storage": 507,
+    "bad_request": 400, "unauthorized": 401, "forbidden": 403, "paused": 403, "not_found": 404,
+    "method_not_allowed": 405, "conflict": 409, "too_large": 413, "unsupported": 422, "rate_limited": 429,
+    "internal": 500, "provider_error": 502, "busy": 503, "provider_timeout": 504, "insufficient_storage": 507,
 }
+JSON = "application/json"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """An error as any HTTP face sends it."""
+
+    status: int
+    headers: dict[str, str]
+    content: bytes
 
 
 class ApiError(Exception):
@@ -35,12 +50,25 @@ class ApiError(Exception):
             body["field"] = self.field
         return body
 
-    def response(self) -> JsonResponse:
-        response = JsonResponse({"error": self.as_dict()}, status=self.status)
-        for key, value in self.headers.items():
-            response[key] = value
-        return response
+    def body(self) -> dict:
+        return {"error": self.as_dict()}
+
+    def rendered(self) -> Rendered:
+        headers = dict(self.headers)
+        if self.code == "unauthorized":  # RFC 9110: a 401 names the scheme it wants
+            headers.setdefault("WWW-Authenticate", 'Bearer realm="memoryhub"')
+        return Rendered(self.status, headers, json.dumps(self.body(), ensure_ascii=False).encode())
+
+    def response(self) -> HttpResponse:
+        rendered = self.rendered()
+        return HttpResponse(rendered.content, status=rendered.status, headers=rendered.headers, content_type=JSON)
 
 
 def bad(message: str, field: str | None = None) -> ApiError:
     return ApiError("bad_request", message, field)
+
+
+def not_allowed(method: str, allowed: tuple[str, ...]) -> ApiError:
+    """405 for a method this path does not serve, with the `Allow` header that lists the ones it does."""
+    return ApiError("method_not_allowed", f"{method} is not allowed here; use {' or '.join(allowed)}",
+                    headers={"Allow": ", ".join(allowed)})

@@ -3,6 +3,8 @@
 `json.loads` accepts what the hub cannot keep or should not: lone surrogates ("\\ud800": SQLite
 raises UnicodeEncodeError on them), NUL, Unicode non-characters, and nesting deep enough to
 exhaust the stack later. Everything read here is checked once, so no face parses JSON its own way.
+An agent operation checks its own arguments (memoryhub/operations/base.py), so a batch can refuse one
+item for bad text and still write the others: its face parses with `loads(..., checked=False)`.
 """
 
 from __future__ import annotations
@@ -31,12 +33,16 @@ def field_name(path: tuple, skip: tuple = ()) -> str:
     return name
 
 
-def check(value: Any, *, skip: tuple = (), max_depth: int = MAX_DEPTH) -> None:
+def check(value: Any, *, skip: tuple = (), max_depth: int = MAX_DEPTH, defer: tuple[str, ...] = ()) -> None:
     """Raise bad_request naming the field of the first string with a character the hub refuses, or of
-    nesting deeper than `max_depth`. Iterative, so a hostile depth cannot overflow the stack here."""
+    nesting deeper than `max_depth`. Iterative, so a hostile depth cannot overflow the stack here.
+
+    `defer` names top-level lists whose items the caller checks one by one (a batch's turns)."""
     stack: list[tuple[Any, tuple]] = [(value, ())]
     while stack:
         item, path = stack.pop()
+        if len(path) == 1 and path[0] in defer and isinstance(item, list):
+            continue
         if len(path) > max_depth:
             raise bad(f"nested deeper than {max_depth} levels", field_name(path, skip) or None)
         if isinstance(item, str):
@@ -54,11 +60,15 @@ def check(value: Any, *, skip: tuple = (), max_depth: int = MAX_DEPTH) -> None:
             stack.extend((inner, (*path, i)) for i, inner in enumerate(item))
 
 
-def loads(raw: bytes | str, *, what: str = "body", skip: tuple = (), max_depth: int = MAX_DEPTH) -> Any:
-    """Parse and check; any failure is bad_request (never RecursionError, UnicodeDecodeError or a huge int)."""
+def loads(raw: bytes | str, *, what: str = "body", skip: tuple = (), max_depth: int = MAX_DEPTH,
+          checked: bool = True) -> Any:
+    """Parse and check; any failure is bad_request (never RecursionError, UnicodeDecodeError or a huge int).
+
+    `checked=False` leaves the text and depth checks to the caller (an operation checks its arguments)."""
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as exc:
         raise bad(f"{what} is not valid JSON") from exc
-    check(data, skip=skip, max_depth=max_depth)
+    if checked:
+        check(data, skip=skip, max_depth=max_depth)
     return data

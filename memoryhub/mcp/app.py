@@ -2,7 +2,8 @@
 
 Stateless, so any worker process (or machine) can answer any request; the session a client's tool calls
 belong to is an Mcp-Session-Id the hub hands out on `initialize` and the client echoes, and a DELETE of it
-ends that agent session (and its vault grants) like POST /api/v1/sessions/{id}/end.
+ends that agent session (and its vault grants) like POST /api/v1/sessions/{id}/end. Every error here is
+core/errors' rendering, as the API's; a body over the cap is read to DRAIN_MAX first, so the 413 arrives.
 """
 
 from __future__ import annotations
@@ -17,28 +18,28 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import jsonrpc_message_adapter
 from pydantic import ValidationError
 from starlette.datastructures import Headers
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
 from memoryhub.agents.calls import MAX_BODY
 from memoryhub.core import jsonin
-from memoryhub.core.errors import STATUS, ApiError, bad
+from memoryhub.core.errors import JSON, ApiError, bad, not_allowed
 from memoryhub.mcp import bridge
 from memoryhub.mcp.server import TOKEN_KEY, build_server
 
 SESSION_ID = "mcp-session-id"
+METHODS = ("POST", "DELETE")  # no GET: every answer rides its POST (stateless, JSON responses)
+DRAIN_MAX = 16 * MAX_BODY
 
 
-def error_response(error: ApiError) -> JSONResponse:
-    body = {"code": error.code, "message": error.message, **({"field": error.field} if error.field else {})}
-    headers = dict(error.headers)
-    if error.code == "unauthorized":
-        headers["WWW-Authenticate"] = 'Bearer realm="memoryhub"'
-    return JSONResponse({"error": body}, status_code=STATUS[error.code], headers=headers)
+def error_response(error: ApiError) -> Response:
+    rendered = error.rendered()
+    return Response(rendered.content, status_code=rendered.status, headers=rendered.headers, media_type=JSON)
 
 
 async def read_body(receive: Receive) -> bytes | None:
-    """The whole request body, or None when the client went away; over MAX_BODY raises too_large."""
+    """The whole request body, or None when the client went away; over MAX_BODY raises too_large (after reading
+    the rest up to DRAIN_MAX: answering while the client still sends would reset the connection)."""
     chunks, size = [], 0
     while True:
         message = await receive()
@@ -46,10 +47,15 @@ async def read_body(receive: Receive) -> bytes | None:
             return None
         chunk = message.get("body", b"")
         size += len(chunk)
+        more = message.get("more_body", False)
         if size > MAX_BODY:
+            while more and size <= DRAIN_MAX:
+                message = await receive()
+                size += len(message.get("body", b""))
+                more = message["type"] != "http.disconnect" and message.get("more_body", False)
             raise ApiError("too_large", f"request body is over {MAX_BODY} bytes")
         chunks.append(chunk)
-        if not message.get("more_body", False):
+        if not more:
             return b"".join(chunks)
 
 
@@ -125,13 +131,12 @@ class McpApp:
         domain, _ = split_domain_port(headers.get("host", ""))
         if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
             raise bad("this host name is not in MEMORYHUB_ALLOWED_HOSTS")
+        method, session_id = scope["method"], headers.get(SESSION_ID)
+        if method not in METHODS:  # GET would open a server-initiated stream, which a stateless hub does not offer
+            raise not_allowed(method, METHODS)
         token = await sync_to_async(bridge.authorize)(headers.get("authorization", ""))
         scope = {**scope, TOKEN_KEY: token}
-        method, session_id = scope["method"], headers.get(SESSION_ID)
-        if method == "GET":  # no server-initiated stream: every answer rides its POST
-            await JSONResponse({"error": {"code": "bad_request", "message": "GET streams are not offered; POST"}},
-                               status_code=405, headers={"Allow": "POST, DELETE"})(scope, receive, send)
-        elif method == "DELETE":
+        if method == "DELETE":
             if not session_id:
                 raise bad("DELETE needs the Mcp-Session-Id to end")
             expired = await sync_to_async(bridge.finish_session)(token, session_id)
@@ -145,5 +150,3 @@ class McpApp:
             if not session_id and is_initialize(message):
                 send = with_header(send, SESSION_ID, secrets.token_hex(16))
             await self.manager.handle_request(scope, replay(body, receive), send)
-        else:
-            await self.manager.handle_request(scope, receive, send)

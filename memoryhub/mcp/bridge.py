@@ -1,14 +1,13 @@
-"""The sync side of MCP: the same token auth, session service, tool registry and error codes as /api/v1 (in a thread)."""
+"""The sync side of MCP: the same token auth, session service, operations and error codes as /api/v1 (in a thread)."""
 
 from __future__ import annotations
 
 from django.db import close_old_connections
 
 from memoryhub.access.call import Call
-from memoryhub.agents import sessions
 from memoryhub.agents.auth import admit
 from memoryhub.agents.models import ApiToken
-from memoryhub.tools import registry
+from memoryhub.operations import registry
 
 
 def fresh_connections(work):
@@ -32,13 +31,21 @@ def authorize(authorization: str) -> ApiToken:
 
 @fresh_connections
 def call_tool(token: ApiToken, name: str, session_id: str, arguments: dict) -> dict:
-    """POST /api/v1/tools/{name}, minus HTTP: the same lookup, session service and transaction."""
-    tool = registry.get(name)
-    call = Call(token, {"session_id": session_id, "arguments": arguments})
-    return sessions.run(token, session_id, lambda: tool.run(call, session_id, arguments))
+    """POST /api/v1/tools/{name} (or /turns, /context for memory_turn, memory_context), minus HTTP."""
+    operation = registry.tool(name, registry.MCP_TOOLS)
+    result, _ = registry.run(operation.name, Call(token, arguments), session_id, arguments)
+    return result
+
+
+@fresh_connections
+def context(token: ApiToken, arguments: dict) -> dict:
+    """POST /api/v1/context, for the MCP prompt and resource that offer its block."""
+    result, _ = registry.run("memory_context", Call(token, arguments), "", arguments)
+    return result
 
 
 @fresh_connections
 def finish_session(token: ApiToken, session_id: str) -> int:
     """POST /api/v1/sessions/{id}/end for an MCP session the client closed; returns the grants expired."""
-    return sessions.end(token, session_id)
+    result, _ = registry.run("session_end", Call(token), session_id, {})
+    return result["expired_grants"]

@@ -4,23 +4,17 @@ An entry keeps the chat as the agent described it (`Entry.chat`), its ids in the
 (`Entry.channel`: the group id, or `group#u<user>`; a private chat's user id) and tags from the platform
 and chat type (`qq`, `qq-group` or `qq-private`, plus the bridge's name such as `astrbot`), so a person
 sees at a glance which memories came from a chat and who said them. Re-tagging history from a bridge's
-session map (maintenance/importers/retag.py) builds the same labels here.
+session map (maintenance/importers/retag.py) builds the same labels here. What an agent may send as a
+turn's `channel` is declared by the turn operation (operations/turns.Channel), which builds this Channel.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
-from typing import Any
-
-from memoryhub.core.errors import bad
 
 GROUP, PRIVATE = "group", "private"
 CHAT_TYPES = (GROUP, PRIVATE)
-NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")  # a platform or bridge: lower-case, as it becomes a tag
 USER_MARK = "#u"
-ID_CHARS, NAME_CHARS = 100, 200
-FIELDS = ("platform", "chat_type", "chat_id", "chat_name", "user_id", "user_name", "thread_id", "bridge")
 
 
 @dataclass(frozen=True)
@@ -52,49 +46,6 @@ class Channel:
 def labels(platform: str, group: bool, bridge: str = "") -> list[str]:
     """The tags of a bridged chat: the platform, the bridge, `<platform>-group` or `<platform>-private`."""
     return list(dict.fromkeys(t for t in (platform, bridge, f"{platform}-{GROUP if group else PRIVATE}") if t))
-
-
-def parse(value: Any, field: str = "channel") -> Channel | None:
-    """The `channel` object of a turn, checked field by field; None when absent. Ids may be numbers."""
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise bad(f"{field} must be an object: {{platform, chat_type, chat_id, user_id, …}}", field)
-    unknown = sorted(set(value) - set(FIELDS))
-    if unknown:
-        raise bad(f"{field} takes {', '.join(FIELDS)}; {unknown[0]!r} is not one of them", f"{field}.{unknown[0]}")
-    clean = {key: _text(value, key, field) for key in FIELDS}
-    for key in ("platform", "bridge"):
-        if clean[key] and not NAME.match(clean[key]):
-            raise bad(f"{field}.{key} must be a short lower-case name (letters, digits, - _ .), e.g. \"qq\"",
-                      f"{field}.{key}")
-    if not clean["platform"]:
-        raise bad(f"{field}.platform is required, e.g. \"qq\" or \"telegram\"", f"{field}.platform")
-    if clean["chat_type"] not in CHAT_TYPES:
-        raise bad(f"{field}.chat_type must be {GROUP!r} or {PRIVATE!r}", f"{field}.chat_type")
-    if clean["chat_type"] == GROUP and not clean["chat_id"]:
-        raise bad(f"{field}.chat_id is required for a group chat", f"{field}.chat_id")
-    if clean["chat_type"] == PRIVATE and not (clean["chat_id"] or clean["user_id"]):
-        raise bad(f"{field}.user_id (or chat_id) is required for a private chat", f"{field}.user_id")
-    return Channel(**clean)
-
-
-def _text(value: dict, key: str, field: str) -> str:
-    raw = value.get(key)
-    if raw is None:
-        return ""
-    if isinstance(raw, int) and not isinstance(raw, bool) and key.endswith("_id"):
-        raw = str(raw)
-    if not isinstance(raw, str):
-        raise bad(f"{field}.{key} must be a string", f"{field}.{key}")
-    raw = raw.strip()
-    limit = NAME_CHARS if key.endswith("_name") else ID_CHARS
-    if len(raw) > limit:
-        raise bad(f"{field}.{key} is {len(raw)} characters; the limit is {limit}", f"{field}.{key}")
-    if any(ord(c) < 32 or ord(c) == 127 for c in raw) or (key.endswith("_id") and " " in raw):
-        raise bad(f"{field}.{key} holds control characters{' or spaces' if key.endswith('_id') else ''}",
-                  f"{field}.{key}")
-    return raw
 
 
 def describe(chat: dict | None, umo: str, tags: list[str] | None) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""The graph tools: an explicit link between two memories, and a verdict on one memory (trust feedback).
+"""The graph operations: an explicit link between two memories, and a verdict on one memory (trust feedback).
 
 Each answers `422 unsupported` where the space's provider does not declare the capability: `link`, which only
 native declares (its typed edges, written through the write gateway), or trust scores for feedback. Every id
@@ -8,6 +8,8 @@ inactive-space rules hold for both ends of a link.
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from memoryhub.access import policy
 from memoryhub.access.call import Call
 from memoryhub.audit.models import record
@@ -16,27 +18,38 @@ from memoryhub.core.http import without_endpoints
 from memoryhub.memories import remote
 from memoryhub.memories.models import EDGE_TYPES, EdgeType, Entry
 from memoryhub.memories.write import gateway
+from memoryhub.operations import needs
+from memoryhub.operations.base import Input, operation
+from memoryhub.operations.fields import RecordId, Choice
 from memoryhub.spaces.provider_services import provider_for
-from memoryhub.tools import args as A
-from memoryhub.tools.base import tool
 from providers.base import ProviderError
 from providers.registry import get_provider_class
 
 WEIGHT = 0.5  # an explicit link's weight (Mnemon's `link` default); the worker's own edges carry theirs
 VERDICTS = ("helpful", "wrong")
-MEMORY_ID = {"type": "string", "description": "A memory id from a card, a search result or a write."}
-KIND = {"type": "string", "enum": EDGE_TYPES, "description": (
-    "The native store's edge types: semantic (default: about the same thing), causal (from led to to), "
-    "temporal (one followed the other), entity (about the same named thing), supersedes (from replaces to).")}
 
 
-@tool("memory_link", "Link two memories of one space, where its provider keeps explicit links (native); "
-                     "memory_recall then lists each in the other's related.",
-      {"from": MEMORY_ID, "to": MEMORY_ID, "kind": KIND}, ("from", "to"))
-def memory_link(call: Call, session_id: str, args: dict) -> dict:
-    source_id, target_id = A.record_id(args, "from"), A.record_id(args, "to")
-    kind = A.choice(args, "kind", EDGE_TYPES, default=EdgeType.SEMANTIC)
-    source = policy.changeable_memory(call, source_id, "from")
+class Link(Input):
+    """Link two memories of one space, where its provider keeps explicit links (native); memory_recall then
+    lists each in the other's related."""
+
+    from_: RecordId = Field(alias="from", description="a memory id")
+    to: RecordId = Field(description="another memory id of the same space")
+    kind: Choice(EDGE_TYPES) = Field(EdgeType.SEMANTIC, description=(
+        "the native store's edge types: `semantic` (default: about the same thing), `causal` (`from` led to "
+        "`to`), `temporal` (one followed the other), `entity` (about the same named thing), `supersedes` "
+        "(`from` replaces `to`)"))
+
+
+def link_ends(call: Call, session_id: str, args: Link) -> policy.Target:
+    """Both ends must be memories this call may change (policy.changeable_memory, blamed on `from` or `to`);
+    the first is resolved here, the second once the first's provider is known to keep links."""
+    return policy.changeable_memory(call, args.from_, "from")
+
+
+@operation("memory_link", Link, permission=link_ends)
+def memory_link(call: Call, session_id: str, args: Link, source: policy.Target) -> dict:
+    source_id, target_id, kind = args.from_, args.to, args.kind
     provider_class = get_provider_class(source.space.provider)
     if not provider_class.capabilities.link or source.entry is None:  # native is the one provider with links
         raise ApiError("unsupported", f"{provider_class.label} (space {source.space.slug!r}) keeps no links "
@@ -51,14 +64,17 @@ def memory_link(call: Call, session_id: str, args: dict) -> dict:
     return {"from": source_id, "to": target_id, "kind": kind}
 
 
-@tool("memory_feedback", "Say whether a memory was helpful or wrong, where its provider keeps trust scores "
-                         "(Holographic): helpful raises its trust by 0.05, wrong lowers it by 0.10, and below "
-                         "the space's minTrust it leaves search and recall.",
-      {"id": MEMORY_ID, "verdict": {"type": "string", "enum": list(VERDICTS)}}, ("id", "verdict"))
-def memory_feedback(call: Call, session_id: str, args: dict) -> dict:
-    record_id = A.record_id(args)
-    verdict = A.choice(args, "verdict", VERDICTS, required=True)
-    target = policy.changeable_memory(call, record_id)
+class Feedback(Input):
+    """Say whether a memory was helpful or wrong, where its provider keeps trust scores (Holographic): helpful
+    raises its trust by 0.05, wrong lowers it by 0.10, and below the space's minTrust it leaves search and recall."""
+
+    id: RecordId = Field(description="a memory id from a search result or a write")
+    verdict: Choice(VERDICTS) = Field(description="`helpful` or `wrong`")
+
+
+@operation("memory_feedback", Feedback, permission=needs.changeable_memory)
+def memory_feedback(call: Call, session_id: str, args: Feedback, target: policy.Target) -> dict:
+    record_id, verdict = args.id, args.verdict
     provider_class = get_provider_class(target.space.provider)
     if not provider_class.has_trust:
         raise ApiError("unsupported", f"{provider_class.label} (space {target.space.slug!r}) keeps no trust scores",
