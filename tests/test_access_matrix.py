@@ -1,11 +1,13 @@
-"""The access matrix (#21): every tool of the registry × {local, qq, space-restricted token} × {open, vault,
+"""The access matrix (#21): every operation of the registry × {local, qq, space-restricted token} × {open, vault,
 third-party space} × {read, change}, checked against the rules of docs/api.md, not against the policy code.
+Each operation is called through the face an agent uses for it: a tool at POST /api/v1/tools/{name}, the others
+(memory_turn, memory_context, spaces, providers, session end) at their own endpoint.
 
 Each space holds a record of each origin carrying a marker word (`mk<origin><space>`): a fact, a profile
 and an entry natively, a record in the third-party store. After every call, (1) the answer may show only
 markers the caller may see, (2) no state the caller may not change has changed, (3) refusals are the
-documented ones. A tool added to the registry without a row in CALLS fails here, so it is covered the day
-it lands.
+documented ones. An operation added to the registry without a row in CALLS fails here, so it is covered the
+day it lands.
 """
 
 from __future__ import annotations
@@ -53,11 +55,28 @@ CALLS = {
     "memory_status": {"read": lambda s, ids: ({}, None)},
     "memory_read": {"read": lambda s, ids: ({"request_id": "REQUEST"}, None)},
     "memory": {"change": lambda s, ids: ({"action": "add", "target": "memory", "content": "mknewnotebook"}, None)},
+    "memory_turn": {"change": lambda s, ids: ({"session_id": "matrix", "user": "mknewturn said", "assistant": "ok",
+                                               "space": s}, None)},
+    "memory_context": {"read": lambda s, ids: ({"session_id": "matrix", "query": "zebulon", "space": s}, "own")},
+    "spaces_list": {"read": lambda s, ids: ({}, None)},
+    "providers_list": {"read": lambda s, ids: ({}, None)},
+    "space_create": {"change": lambda s, ids: ({"slug": f"new-{s}", "name": "New"}, None)},
+    "session_end": {"change": lambda s, ids: ({}, None)},
 }
 
 
-def test_every_registered_tool_has_a_row_in_the_matrix():
-    assert set(CALLS) == set(registry.TOOLS), "add the new tool's read and change calls to CALLS"
+def test_every_registered_operation_has_a_row_in_the_matrix():
+    assert set(CALLS) == set(registry.OPERATIONS), "add the new operation's read and change calls to CALLS"
+
+
+def call(api: Api, name: str, session_id: str, arguments: dict):
+    """The operation as an agent calls it: a tool, else its own endpoint (`POST /api/v1/turns`)."""
+    operation = registry.get(name)
+    if operation.tool:
+        return api.tool(name, session_id=session_id, **arguments)
+    method, path = operation.endpoint.split(" ", 1)
+    path = path.removeprefix("/api/v1/").replace("{session_id}", session_id)
+    return api.get(path) if method == "GET" else api.post(path, arguments)
 
 
 @pytest.fixture
@@ -141,8 +160,8 @@ def markers_in(text: str) -> set[tuple[str, str]]:
     return {(o, s) for o in ("local", "qq") for s in SPACES if marker(o, s) in text}
 
 
-# Every registered tool with each mode it has; a tool missing from CALLS is listed with both, and fails.
-MODES = [(tool, mode) for tool in sorted(registry.TOOLS) for mode in ("read", "change")
+# Every registered operation with each mode it has; one missing from CALLS is listed with both, and fails.
+MODES = [(tool, mode) for tool in sorted(registry.OPERATIONS) for mode in ("read", "change")
          if tool not in CALLS or mode in CALLS[tool]]
 
 
@@ -156,12 +175,12 @@ def test_the_rules_hold_for_every_tool_token_space_and_mode(world, tool, mode, t
     if arguments.get("request_id") == "REQUEST":
         arguments["request_id"] = world["request"]
     before = state(world)
-    response = world["tokens"][token].tool(tool, session_id=f"matrix-{token}", **arguments)
+    response = call(world["tokens"][token], tool, f"matrix-{token}", arguments)
     text = response.content.decode()
 
     # Never a crash, always the API's shape.
-    assert response.status_code in (200, 400, 403, 404, 422, 429), text
-    if response.status_code != 200:
+    assert response.status_code in (200, 201, 400, 403, 404, 422, 429), text
+    if response.status_code >= 300:
         assert set(response.json()) == {"error"}
 
     # (1) Nothing the caller may not see comes back (vault contents only through an approved memory_read).
@@ -176,7 +195,7 @@ def test_the_rules_hold_for_every_tool_token_space_and_mode(world, tool, mode, t
                 f"{tool} by {token} changed {key}: {before.get(key)} -> {after.get(key)}"
 
     # (3) The documented refusals.
-    code = response.json()["error"]["code"] if response.status_code != 200 else None
+    code = response.json()["error"]["code"] if response.status_code >= 300 else None
     if tool in ("memory_facts", "memory_profile") and space == "vault" and token != "restricted":
         assert code == "forbidden"
     if token == "restricted" and space != "open" and "space" in arguments:
@@ -188,6 +207,11 @@ def test_the_rules_hold_for_every_tool_token_space_and_mode(world, tool, mode, t
         assert code == "forbidden"  # another session's request, and nothing approved
     if tool == "memory_request":
         assert response.status_code != 200 or isinstance(json.loads(text)["result"]["matched"], int)
+    if tool == "space_create":
+        assert (code == "forbidden") == (token != "local")  # only an unrestricted local token makes spaces
+    if tool == "spaces_list":
+        listed = {s["slug"] for s in response.json()["spaces"]}
+        assert listed == {"open"} if token == "restricted" else set(SPACES) <= listed
 
     # The matrix is not vacuous: a permitted read shows what the caller may see.
     if mode == "read" and must_show and response.status_code == 200:

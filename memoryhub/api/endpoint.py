@@ -91,6 +91,7 @@ def endpoint(*methods: str, auth: bool = True) -> Callable:
             except Exception as exc:  # never a stack trace to a client
                 return api_error(exc, request.path).response()
 
+        wrapper.methods = allowed  # what the Allow header of a 405 lists
         return wrapper
 
     return decorate

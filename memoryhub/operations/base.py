@@ -116,6 +116,10 @@ class Operation:
     def parameters(self) -> dict[str, Any]:
         return schema.parameters(self.input)
 
+    def models(self) -> list[type[BaseModel]]:
+        """Every model the input is declared with (its own, then the nested ones), as docs/api.md tabulates them."""
+        return [self.input, *schema.nested(self.input)]
+
     def schema(self) -> dict[str, Any]:
         """The OpenAI function form GET /api/v1/tools lists."""
         return {"type": "function", "function": {"name": self.name, "description": self.description,

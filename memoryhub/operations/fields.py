@@ -147,5 +147,5 @@ WORKSPACE = "the agent's working directory (absolute path) or a workspace slug"
 
 def skip_tags_description(default: tuple[str, ...]) -> str:
     shown = ", ".join(f'"{tag}"' for tag in default)
-    return (f"leave out memories with any of these tags; default [{shown}], [] leaves none out; "
-            '"archived" means the archive mark')
+    return (f"leave out memories with any of these tags; default `[{shown}]`, `[]` leaves none out; "
+            '`"archived"` means the archive mark, `"test"` the test mark')

@@ -21,7 +21,7 @@ from memoryhub.operations.fields import Config, Workspace, Choice, problem, Stri
 from memoryhub.spaces import space_service
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.providers_info import choose_provider, provider_listing, space_listing
-from memoryhub.spaces.selection import SelectionError
+from memoryhub.spaces.selection import BOUNDARIES, PREFERENCES, SelectionError
 from providers.registry import PROVIDERS, get_provider_class
 
 
@@ -65,10 +65,10 @@ class Selection(Input):
     noun = "field"
     candidates: Annotated[Strings(len(PROVIDERS), 20), AfterValidator(_kinds)] = Field(
         description="the provider kinds to choose among")
-    boundary: Text(20) = Field("any", description="`any` or `local-only`")
-    required: Strings(10, 20) = Field([], description="capabilities the space must have")
-    preference: Text(20) = Field("balanced", description="what to favour among the eligible ones")
-    policy_prompt: Text(4000) = Field("", description="what the LLM should weigh, in words")
+    boundary: Choice(BOUNDARIES) = Field("any", description="`any`, or `local-only`: remote providers are removed")
+    required: Strings(10, 20) = Field([], description="capabilities the space must have, e.g. `related`, `graph`")
+    preference: Choice(PREFERENCES) = Field("balanced", description="the soft preference among the eligible ones")
+    policy_prompt: Text(4000) = Field("", description="what the configured LLM should weigh, in words")
 
 
 class SpaceNew(Input):
@@ -82,8 +82,11 @@ class SpaceNew(Input):
     access: Choice(MemorySpace.Access.values) = Field(MemorySpace.Access.OPEN,
                                                       description="`open` (default) or `vault`")
     description: Text(2000) = Field("", description="what the space is for")
-    config: Config = Field({}, description='the provider\'s space fields, e.g. `{"userId": "alice"}` for Mem0')
-    selection: Selection | None = Field(None, description="smart selection instead of `provider`")
+    config: Config = Field({}, description='the provider\'s space fields (see the provider page), e.g. '
+                                           '`{"userId": "alice"}` for Mem0')
+    selection: Selection | None = Field(None, description=(
+        "smart selection instead of `provider` (below): hard rules first, then the configured LLM (never given "
+        "credentials) among the eligible ones"))
     workspace: Workspace = Field("", description="bind the space to a workspace")
 
 
@@ -114,8 +117,8 @@ def smart_choice(selection: Selection, description: str) -> tuple[str, dict]:
     """Smart mode: hard rules over the ticked candidates, then the configured LLM (never given credentials)."""
     try:
         decision = choose_provider(
-            selection.candidates, boundary=selection.boundary or "any", required=set(selection.required),
-            preference=selection.preference or "balanced",
+            selection.candidates, boundary=selection.boundary, required=set(selection.required),
+            preference=selection.preference,
             policy_prompt="\n".join(p for p in (description, selection.policy_prompt) if p),
         )
     except (SelectionError, ValueError) as exc:

@@ -106,10 +106,10 @@ def memory_note_batch(call: Call, session_id: str, args: NoteBatch, space: Memor
 class Search(Input):
     """Search memory; returns summaries with ids (expand one with memory_recall), never full text."""
 
-    query: Text(2000, blank=False) = Field(description="what to look for, in the user's words")
+    query: Text(2000, blank=False) = Field(description="words to look for, in any language (English, Chinese …)")
     scope: Text(60) = Field("all", description="`all`, `local` or an origin name (a non-local token sees only "
                                                "its own origin whatever it asks)")
-    limit: Annotated[int, Field(ge=1, le=50)] = Field(8, description="how many results, 1-50")
+    limit: Annotated[int, Field(ge=1, le=50)] = Field(8, description="how many results, 1–50")
     skipTags: SkipTags = Field(SEARCH_SKIP, description=skip_tags_description(SEARCH_SKIP))
     space: Space = Field("", description=READ_SPACE)
     workspace: Workspace = Field("", description=WORKSPACE)

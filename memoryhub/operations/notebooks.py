@@ -44,8 +44,8 @@ def check_change(action: str, content: str | None, old_text: str | None) -> None
 class Change(Input):
     """One change: {action, target, content?, old_text?}."""
 
-    action: Choice(nb.ACTIONS)
-    target: Choice(nb.TARGETS)
+    action: Choice(nb.ACTIONS) = Field(description="`add`, `replace` or `remove`")
+    target: Choice(nb.TARGETS) = Field(description="`memory` (MEMORY.md) or `user` (USER.md)")
     content: Text() | None = Field(None, description=CONTENT)
     old_text: Text() | None = Field(None, description=OLD_TEXT)
 

@@ -7,8 +7,10 @@ models inlined instead of `$ref`/`$defs` (several clients cannot follow a refere
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema
 
 EMPTY = ("", None, [], {})
@@ -62,3 +64,22 @@ def parameters(model) -> dict[str, Any]:
     schema.pop("description", None)  # the tool's description says what it is for
     schema.setdefault("required", [])
     return schema
+
+
+def nested(model: type[BaseModel]) -> list[type[BaseModel]]:
+    """The models inside a model's fields (a turn's Channel, a notebook's Change), depth first."""
+    found: list[type[BaseModel]] = []
+
+    def visit(annotation) -> None:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            if annotation not in found:
+                found.append(annotation)
+                for field in annotation.model_fields.values():
+                    visit(field.annotation)
+            return
+        for arg in typing.get_args(annotation):
+            visit(arg)
+
+    for field in model.model_fields.values():
+        visit(field.annotation)
+    return found

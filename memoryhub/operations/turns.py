@@ -105,8 +105,9 @@ class Turn(Input):
     space: Space = Field("", description="where to write (default: the token's default space)")
     workspace: Workspace = Field("", description=WORKSPACE)
     at: Moment = Field(None, description="when the turn happened (ISO 8601; default: now)")
-    idempotency_key: Text(200) = Field("", description="the same key again answers 200 with the first entry; "
-                                                       "nothing is written twice")
+    idempotency_key: Text(200) = Field("", description=(
+        "the same key again answers 200 with the first entry; nothing is written twice. In a vault the key is the "
+        "sending token's and session's own: the same key from another agent or session writes a new entry"))
     agent_context: Choice(AGENT_CONTEXTS) = Field("primary", description=(
         "`primary` (default), `subagent`, `cron` or `flush`: only primary turns are archived, sub-agents' too "
         "where the space's `recordSubagents` is on; a turn that is not archived answers 200 with "
@@ -142,6 +143,9 @@ class Turns(Operation):
             jsonin.check(arguments, defer=("turns",))
             return validate(Batch, arguments)
         return super().read(arguments)
+
+    def models(self) -> list:
+        return [*super().models(), Batch]
 
     def parameters(self) -> dict[str, Any]:
         """One object for both forms (tool callers take no top-level oneOf): a turn's fields, or `turns`."""

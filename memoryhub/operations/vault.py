@@ -51,7 +51,7 @@ class Request(Input):
     from_: Moment = Field(None, alias="from", description="earliest time (a date means its start)")
     to: IsoText = Field("", description="latest time (a date means its whole day)")
     query: Text(500) = Field("", description="keywords; every word must appear")
-    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = Field(DEFAULT_LIMIT, description=f"1-{MAX_LIMIT}")
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = Field(DEFAULT_LIMIT, description=f"how many entries at most, 1–{MAX_LIMIT}")
     space: Space = Field("", description="one vault space (default: every vault space the token may use)")
 
 

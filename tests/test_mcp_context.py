@@ -1,0 +1,104 @@
+"""memory_turn and memory_context over MCP answer what POST /api/v1/turns and /context answer for the same input
+(one operation behind both faces), and the context block is a prompt and a resource a client can pin; checked with
+the official SDK client against the real served hub."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from tests.test_mcp import mcp_session, payload
+
+SESSION = "pinned-session"
+
+
+def http(hub, token: str, path: str, body: dict) -> httpx.Response:
+    return httpx.post(f"{hub.url}/api/v1/{path}", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+
+
+def normal(answer):
+    """An answer without what differs between two writes of the same turn: ids, times, the space's slug."""
+    if isinstance(answer, dict):
+        return {k: normal(v) for k, v in answer.items() if k not in ("id", "at", "space")}
+    if isinstance(answer, list):
+        return [normal(v) for v in answer]
+    return answer
+
+
+def test_memory_turn_answers_as_post_turns_does(hub):
+    token = hub.token(name="turns-both-ways")
+    for slug in ("by-http", "by-mcp"):
+        assert http(hub, token, "spaces", {"slug": slug, "name": slug}).status_code == 201
+    turn = {"session_id": "s-turn", "user": "my name is Dana Whitfield", "assistant": "hello Dana"}
+    by_http = http(hub, token, "turns", {**turn, "space": "by-http", "idempotency_key": "http-1"})
+    assert by_http.status_code == 201, by_http.text
+
+    async def work(session):
+        fresh = payload(await session.call_tool("memory_turn", {**turn, "space": "by-mcp", "idempotency_key": "m-1"}))
+        repeat = payload(await session.call_tool("memory_turn", {**turn, "space": "by-http", "idempotency_key": "http-1"}))
+        batch = payload(await session.call_tool("memory_turn", {"turns": [
+            {**turn, "user": "the staging database moved to eu-west", "idempotency_key": "mcp-b1"},
+            {"session_id": "s-turn", "assistant": "no user here", "idempotency_key": "mcp-b2"}]}))
+        missing = await session.call_tool("memory_turn", {"user": "no session", "assistant": "x"})
+        return fresh, repeat, batch, missing
+
+    fresh, repeat, batch, missing = mcp_session(hub, token)(work)
+    assert normal(fresh) == normal(by_http.json()) and fresh["entry"]["space"] == "by-mcp"
+    assert [f["value"] for f in fresh["facts"]["asserted"]] == ["Dana Whitfield"]
+    again = http(hub, token, "turns", {**turn, "space": "by-http", "idempotency_key": "http-1"})
+    assert again.status_code == 200 and repeat == again.json()  # the same entry, nothing written twice
+    assert [r["status"] for r in batch["results"]] == [201, 400]
+    assert batch["results"][1]["error"] == {"code": "bad_request", "message": "user is required", "field": "user"}
+    assert missing.is_error and payload(missing)["error"]["field"] == "session_id"
+
+
+def test_memory_context_the_prompt_and_the_resource_give_the_post_context_block(hub):
+    token = hub.token(name="context-both-ways")
+    http(hub, token, "tools/memory_save", {"session_id": "seed", "arguments": {
+        "category": "decision", "title": "Ledger database", "body": "The ledger runs on PostgreSQL 16."}})
+    http(hub, token, "tools/memory", {"session_id": "seed", "arguments": {
+        "action": "add", "target": "user", "content": "Prefers short answers."}})
+    body = {"session_id": SESSION, "query": "which database does the ledger use", "max_chars": 1200}
+    by_http = http(hub, token, "context", body)
+    assert by_http.status_code == 200 and "PostgreSQL 16" in by_http.json()["text"]
+
+    async def work(session):
+        tool = payload(await session.call_tool("memory_context", body))
+        prompts = (await session.list_prompts()).prompts
+        prompt = await session.get_prompt("memory_context", {"query": body["query"], "max_chars": "1200"})
+        resources = (await session.list_resources()).resources
+        templates = (await session.list_resource_templates()).resource_templates
+        read = await session.read_resource("memoryhub://context?query=which+database+does+the+ledger+use"
+                                           "&max_chars=1200")
+        return tool, prompts, prompt, resources, templates, read
+
+    tool, prompts, prompt, resources, templates, read = mcp_session(
+        hub, token, **{"X-MemoryHub-Session": SESSION})(work)
+    assert tool == http(hub, token, "context", body).json() == by_http.json()
+    assert [p.name for p in prompts] == ["memory_context"]
+    assert {a.name for a in prompts[0].arguments} >= {"query", "space", "workspace", "max_chars", "session_id"}
+    assert prompt.messages[0].role == "user" and prompt.messages[0].content.text == by_http.json()["text"]
+    assert [str(r.uri) for r in resources] == ["memoryhub://context"]
+    assert templates[0].uri_template.startswith("memoryhub://context{?query,")
+    assert read.contents[0].text == by_http.json()["text"] and read.contents[0].mime_type == "text/markdown"
+
+
+def test_a_bad_prompt_or_resource_argument_is_a_protocol_error_naming_the_field(hub):
+    token = hub.token(name="context-refusals")
+
+    async def work(session):
+        errors = []
+        for attempt in (lambda: session.get_prompt("memory_context", {"max_chars": "many"}),
+                        lambda: session.read_resource("memoryhub://context?colour=red"),
+                        lambda: session.read_resource("memoryhub://elsewhere"),
+                        lambda: session.get_prompt("memory_elsewhere", {})):
+            with pytest.raises(MCPError) as caught:
+                await attempt()
+            errors.append(caught.value.error.data["error"])
+        return errors
+
+    bad_number, unknown, elsewhere, no_prompt = mcp_session(hub, token)(work)
+    assert (bad_number["code"], bad_number["field"]) == ("bad_request", "max_chars")
+    assert (unknown["code"], unknown["field"]) == ("bad_request", "colour")
+    assert elsewhere["code"] == no_prompt["code"] == "not_found"
