@@ -41,6 +41,13 @@ def test_a_method_an_endpoint_does_not_serve_is_405_with_allow(api, path, served
             assert error["code"] == "method_not_allowed" and method in error["message"]
 
 
+@pytest.mark.parametrize("method", ["GET", "PUT", "PATCH", "OPTIONS"])
+def test_mcp_serves_post_and_delete_only(hub, method):
+    answer = httpx.request(method, f"{hub.url}/mcp", headers={"Authorization": f"Bearer {hub.token()}"}, timeout=30)
+    assert answer.status_code == 405 and answer.headers["Allow"] == "POST, DELETE"
+    assert answer.json()["error"]["code"] == "method_not_allowed"
+
+
 def test_a_get_endpoint_answers_head(api):
     assert api.client.head("/api/v1/health").status_code == 200
     assert api.client.head("/api/v1/spaces", **api.headers).status_code == 200
@@ -124,7 +131,7 @@ def send_raw(hub, token: str, path: str, body: bytes, chunked: bool) -> tuple[st
 def test_a_2_mib_body_is_answered_413_never_a_reset(hub, path, chunked):
     token = hub.token()
     body = json.dumps({"session_id": "s", "user": "x" * (2 * 1024 * 1024), "assistant": "a"}).encode()
-    for _ in range(3):
+    for _ in range(2):  # a reset came "sometimes": more than once
         status, rest = send_raw(hub, token, path, body, chunked)
         assert status.split(" ")[1] == "413", status
         assert b'"code": "too_large"' in rest
