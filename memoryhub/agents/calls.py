@@ -11,6 +11,7 @@ from providers.base import ProviderError
 
 log = logging.getLogger(__name__)
 MAX_BODY = 1024 * 1024  # bytes of one request body; docs/api.md: over it is 413 too_large
+DRAIN_MAX = 16 * MAX_BODY  # how much of an oversized body a face reads (and drops) so its 413 reaches the client
 BUSY_RETRY_AFTER = 5  # seconds an agent is told to wait after 503 busy
 
 

@@ -17,11 +17,10 @@ from django.views.decorators.csrf import csrf_exempt
 
 from memoryhub.access.call import Call
 from memoryhub.agents.auth import admit
-from memoryhub.agents.calls import MAX_BODY, api_error
+from memoryhub.agents.calls import DRAIN_MAX, MAX_BODY, api_error
 from memoryhub.core import jsonin
 from memoryhub.core.errors import ApiError, bad, not_allowed
 
-DRAIN_MAX = 16 * MAX_BODY  # how much of an oversized body is read (and dropped) so the 413 reaches the client
 CHUNK = 64 * 1024
 
 

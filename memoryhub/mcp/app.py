@@ -21,7 +21,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
-from memoryhub.agents.calls import MAX_BODY
+from memoryhub.agents.calls import DRAIN_MAX, MAX_BODY
 from memoryhub.core import jsonin
 from memoryhub.core.errors import JSON, ApiError, bad, not_allowed
 from memoryhub.mcp import bridge
@@ -29,7 +29,6 @@ from memoryhub.mcp.server import TOKEN_KEY, build_server
 
 SESSION_ID = "mcp-session-id"
 METHODS = ("POST", "DELETE")  # no GET: every answer rides its POST (stateless, JSON responses)
-DRAIN_MAX = 16 * MAX_BODY
 
 
 def error_response(error: ApiError) -> Response:

@@ -50,10 +50,6 @@ class Input(BaseModel):
         """The arguments as the access policy reads them (by their public names)."""
         return self.model_dump(by_alias=True)
 
-    def sent(self, name: str) -> bool:
-        """Whether the caller gave this argument (rather than it taking its default)."""
-        return name in self.model_fields_set
-
 
 @cache
 def names(model: type[Input]) -> frozenset[str]:

@@ -23,9 +23,10 @@ from memoryhub.memories.models import CATEGORIES
 MAX_TEXT = settings.MEMORYHUB["MAX_ENTRY_CHARS"]  # the cap of every text without a smaller one of its own
 
 
-def problem(words: str, at: str | None = None) -> PydanticCustomError:
-    """A refusal in the hub's words; `{field}` becomes the field's name, `at` names a part inside the field."""
-    return PydanticCustomError("memoryhub", words, {"at": at} if at else None)
+def problem(words: str, at: str | None = None, **values: Any) -> PydanticCustomError:
+    """A refusal in the hub's words; `{field}` becomes the field's name, `at` names a part inside the field, and
+    other `{names}` are filled from `values` (what the caller sent goes there, never into `words`)."""
+    return PydanticCustomError("memoryhub", words, {"words": words, "at": at, **values})
 
 
 def Choice(options) -> Any:
@@ -74,7 +75,7 @@ def _moment(value: Any) -> datetime | None:
     except ValueError:
         parsed = None
     if parsed is None:
-        raise problem(f"{{field}} must be an ISO 8601 time, got {value[:40]!r}")
+        raise problem("{field} must be an ISO 8601 time, got {got}", got=repr(value[:40]))
     return timezone.make_aware(parsed) if timezone.is_naive(parsed) else parsed
 
 

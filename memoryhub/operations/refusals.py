@@ -51,7 +51,7 @@ def noun(model: type[BaseModel]) -> str:
 def words(problem: dict[str, Any], name: str, model: type[BaseModel], loc: tuple) -> str:
     kind, ctx = problem["type"], problem.get("ctx") or {}
     if kind == "memoryhub":
-        return problem["msg"].replace("{field}", name)
+        return ctx["words"].format_map({**ctx, "field": name})
     if kind == "extra_forbidden":
         allowed = declared(model, loc[:-1])
         said = f"unknown {getattr(model, 'noun', 'argument')} {name!r}"
