@@ -97,10 +97,10 @@ def chunks(body: bytes, size: int = 64 * 1024):
 
 def test_chunked_bodies_are_read(hub):
     headers = {"Authorization": f"Bearer {hub.token()}", "Content-Type": "application/json"}
-    turn = json.dumps({"session_id": "chunked", "user": "a chunked turn", "assistant": "ok"}).encode()
+    turn = json.dumps({"session_id": "chunked", "user": "a chunked vexillum", "assistant": "ok"}).encode()
     answer = httpx.post(f"{hub.url}/api/v1/turns", content=chunks(turn, 10), headers=headers, timeout=30)
     assert answer.status_code == 201, answer.text
-    note = json.dumps({"session_id": "chunked", "arguments": {"text": "a chunked note"}}).encode()
+    note = json.dumps({"session_id": "chunked", "arguments": {"text": "a chunked vexillum note"}}).encode()
     answer = httpx.post(f"{hub.url}/api/v1/tools/memory_note", content=chunks(note, 7), headers=headers, timeout=30)
     assert answer.status_code == 200 and answer.json()["result"]["id"], answer.text
 

@@ -1,8 +1,13 @@
 """memory_turn and memory_context over MCP answer what POST /api/v1/turns and /context answer for the same input
 (one operation behind both faces), and the context block is a prompt and a resource a client can pin; checked with
-the official SDK client against the real served hub."""
+the official SDK client against the real served hub.
+
+The hub is shared with other tests, so what these write stays out of their way: words no other test asks about,
+facts of an origin of their own, notebooks of a workspace of their own."""
 
 from __future__ import annotations
+
+from urllib.parse import urlencode
 
 import httpx
 import pytest
@@ -20,32 +25,32 @@ def http(hub, token: str, path: str, body: dict) -> httpx.Response:
 def normal(answer):
     """An answer without what differs between two writes of the same turn: ids, times, the space's slug."""
     if isinstance(answer, dict):
-        return {k: normal(v) for k, v in answer.items() if k not in ("id", "at", "space")}
+        return {k: normal(v) for k, v in answer.items() if k not in ("id", "at", "space", "said_at", "source")}
     if isinstance(answer, list):
         return [normal(v) for v in answer]
     return answer
 
 
 def test_memory_turn_answers_as_post_turns_does(hub):
-    token = hub.token(name="turns-both-ways")
     for slug in ("by-http", "by-mcp"):
-        assert http(hub, token, "spaces", {"slug": slug, "name": slug}).status_code == 201
-    turn = {"session_id": "s-turn", "user": "my name is Dana Whitfield", "assistant": "hello Dana"}
+        assert http(hub, hub.token(), "spaces", {"slug": slug, "name": slug}).status_code == 201
+    token = hub.token("--origin", "mcpcheck", name="turns-both-ways")
+    turn = {"session_id": "s-turn", "user": "my name is Zoltan Quibbleworth", "assistant": "hello Zoltan"}
     by_http = http(hub, token, "turns", {**turn, "space": "by-http", "idempotency_key": "http-1"})
     assert by_http.status_code == 201, by_http.text
 
     async def work(session):
         fresh = payload(await session.call_tool("memory_turn", {**turn, "space": "by-mcp", "idempotency_key": "m-1"}))
         repeat = payload(await session.call_tool("memory_turn", {**turn, "space": "by-http", "idempotency_key": "http-1"}))
-        batch = payload(await session.call_tool("memory_turn", {"turns": [
-            {**turn, "user": "the staging database moved to eu-west", "idempotency_key": "mcp-b1"},
+        batch = payload(await session.call_tool("memory_turn", {"space": "by-mcp", "turns": [
+            {**turn, "user": "the quibbleworth kiln moved to bay nine", "idempotency_key": "mcp-b1"},
             {"session_id": "s-turn", "assistant": "no user here", "idempotency_key": "mcp-b2"}]}))
         missing = await session.call_tool("memory_turn", {"user": "no session", "assistant": "x"})
         return fresh, repeat, batch, missing
 
     fresh, repeat, batch, missing = mcp_session(hub, token)(work)
     assert normal(fresh) == normal(by_http.json()) and fresh["entry"]["space"] == "by-mcp"
-    assert [f["value"] for f in fresh["facts"]["asserted"]] == ["Dana Whitfield"]
+    assert [f["value"] for f in fresh["facts"]["asserted"]] == ["Zoltan Quibbleworth"]
     again = http(hub, token, "turns", {**turn, "space": "by-http", "idempotency_key": "http-1"})
     assert again.status_code == 200 and repeat == again.json()  # the same entry, nothing written twice
     assert [r["status"] for r in batch["results"]] == [201, 400]
@@ -55,22 +60,28 @@ def test_memory_turn_answers_as_post_turns_does(hub):
 
 def test_memory_context_the_prompt_and_the_resource_give_the_post_context_block(hub):
     token = hub.token(name="context-both-ways")
+    workspace = "/srv/zephyrine-quarry"
     http(hub, token, "tools/memory_save", {"session_id": "seed", "arguments": {
-        "category": "decision", "title": "Ledger database", "body": "The ledger runs on PostgreSQL 16."}})
+        "category": "decision", "title": "Zephyrine quarry store", "body": "The zephyrine quarry runs on Xylobase 7.",
+        "workspace": workspace}})
     http(hub, token, "tools/memory", {"session_id": "seed", "arguments": {
-        "action": "add", "target": "user", "content": "Prefers short answers."}})
-    body = {"session_id": SESSION, "query": "which database does the ledger use", "max_chars": 1200}
+        "action": "add", "target": "memory", "content": "Zephyrine quarry ships with make ship.",
+        "workspace": workspace}})
+    body = {"session_id": SESSION, "query": "what does the zephyrine quarry run on", "workspace": workspace,
+            "max_chars": 1200}
     by_http = http(hub, token, "context", body)
-    assert by_http.status_code == 200 and "PostgreSQL 16" in by_http.json()["text"]
+    assert by_http.status_code == 200 and "Xylobase 7" in by_http.json()["text"]
+    assert "make ship" in by_http.json()["text"]  # the workspace's pinned notebook
 
     async def work(session):
         tool = payload(await session.call_tool("memory_context", body))
         prompts = (await session.list_prompts()).prompts
-        prompt = await session.get_prompt("memory_context", {"query": body["query"], "max_chars": "1200"})
+        prompt = await session.get_prompt("memory_context", {"query": body["query"], "workspace": workspace,
+                                                              "max_chars": "1200"})
         resources = (await session.list_resources()).resources
         templates = (await session.list_resource_templates()).resource_templates
-        read = await session.read_resource("memoryhub://context?query=which+database+does+the+ledger+use"
-                                           "&max_chars=1200")
+        read = await session.read_resource("memoryhub://context?" + urlencode(
+            {"query": body["query"], "workspace": workspace, "max_chars": 1200}))
         return tool, prompts, prompt, resources, templates, read
 
     tool, prompts, prompt, resources, templates, read = mcp_session(
