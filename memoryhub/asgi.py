@@ -18,11 +18,13 @@ django_app = WSGIMiddleware(get_wsgi_application(), workers=THREADS)
 # Requests that may wait for SQLite's one write lock, and how many of the threads they may hold at once.
 # Each waits on a request thread; with every thread waiting, a search queued behind them for a free one
 # (p95 over 1 s at 100k entries while 8 agents wrote in batches). One thread stays for the reads: GET and
-# HEAD, /context and the tools that only read (their bookkeeping never waits: core/background). Anything
-# else (every other API call, every dashboard POST) counts as a write, so a new path is guarded unless it
-# is known to read. /mcp needs no guard: each MCP request runs on a thread of its own (mcp/app.py).
-READ_PATHS = ("/api/v1/context",)
-READ_TOOLS = frozenset({"memory_search", "memory_recall", "memory_status"})
+# HEAD, and the operations declared `reads` (their bookkeeping never waits: core/background). Anything
+# else (every other API call, every dashboard POST) counts as a write, so a new path is guarded unless its
+# operation says it only reads. /mcp needs no guard: each MCP request runs on a thread of its own (mcp/app.py).
+from memoryhub.mcp.app import McpApp  # noqa: E402  (Django must be set up before the MCP app imports models)
+from memoryhub.operations.registry import read_only_paths  # noqa: E402
+
+READ_PATHS = read_only_paths()
 _write_threads: asyncio.Semaphore | None = None
 
 
@@ -30,12 +32,8 @@ def may_wait_for_writes(scope) -> bool:
     """True for a request that may wait for the write lock on a request thread (see above)."""
     if scope["method"] in ("GET", "HEAD", "OPTIONS"):
         return False
-    path = scope.get("path", "").rstrip("/")
-    tool = path.removeprefix("/api/v1/tools/")
-    return not (path in READ_PATHS or (tool != path and tool in READ_TOOLS))
+    return scope.get("path", "").rstrip("/") not in READ_PATHS
 
-
-from memoryhub.mcp.app import McpApp  # noqa: E402  (Django must be set up before the MCP app imports models)
 
 mcp_app = McpApp()
 

@@ -85,3 +85,22 @@ def test_a_note_batch_refuses_bad_text_in_one_note_only(api):
 def test_a_hook_operation_is_not_a_tool_over_http(api):
     answer = api.tool("memory_turn", session_id="s", user="u", assistant="a")
     assert answer.status_code == 404 and "/api/v1/turns" in answer.json()["error"]["message"]
+
+
+def test_the_thread_guard_lets_through_exactly_the_operations_declared_as_reads():
+    """asgi.py keeps a request thread for reads; which paths are reads comes from the declarations alone, so a new
+    operation is guarded (counted as a write) unless it says it only reads."""
+    from memoryhub import asgi
+    from memoryhub.operations.registry import OPERATIONS
+
+    def scope(path):
+        return {"type": "http", "method": "POST", "path": path}
+
+    for name, op in OPERATIONS.items():
+        path = op.endpoint.split()[1] if op.endpoint else f"/api/v1/tools/{name}"
+        if "{" in path or not (op.tool or op.endpoint) or op.endpoint.startswith("GET"):
+            continue
+        assert asgi.may_wait_for_writes(scope(path)) is not op.reads, name
+    assert not asgi.may_wait_for_writes(scope("/api/v1/context"))
+    assert asgi.may_wait_for_writes(scope("/api/v1/turns"))
+    assert asgi.may_wait_for_writes(scope("/spaces/default/note/"))

@@ -75,7 +75,7 @@ def holding_sqlite_lock() -> subprocess.Popen:
 @sqlite_only
 @pytest.mark.django_db(transaction=True)
 def test_reads_answer_while_another_program_holds_the_write_lock_and_their_bookkeeping_follows(api_factory):
-    """Every read the thread guard lets through (asgi.READ_TOOLS, /context) answers while the lock is held: for a
+    """Every read the thread guard lets through (the operations declared `reads`) answers while the lock is held: for a
     known session, a new one, a new token's first call. Before, a read that needed a session row or a last-used
     write waited for the lock (20 s, then 500). Their recall notes, session rows and last-used land after."""
     agent, newcomer = api_factory(name="agent"), api_factory(name="newcomer")

@@ -97,6 +97,7 @@ class Operation:
     endpoint: str = ""  # its own HTTP endpoint, e.g. "POST /api/v1/turns" (its arguments are that body)
     in_session: bool = True  # the call's agent session is seen first; False: the arguments name their own
     batch: str = ""  # a list argument whose items are checked and answered one by one (a bad one, alone)
+    reads: bool = False  # only reads (its bookkeeping never waits for the write lock): asgi.py keeps it a thread
 
     def read(self, arguments: Any) -> Input:
         if isinstance(arguments, dict):

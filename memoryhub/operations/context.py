@@ -34,7 +34,7 @@ class Context(Input):
            in_session=False, description=(
                "What to inject before a turn: the pinned notebooks, who the user is and recall cards for the "
                "query, within max_chars (default 2600). Returns {text, chars, items}; expand a card's id with "
-               "memory_recall."))
+               "memory_recall."), reads=True)
 def memory_context(call: Call, session_id: str, args: Context, spaces: list[MemorySpace]) -> dict:
     session = sessions.see(call.token, args.session_id)
     missing: list = []

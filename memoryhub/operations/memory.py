@@ -115,7 +115,7 @@ class Search(Input):
     workspace: Workspace = Field("", description=WORKSPACE)
 
 
-@operation("memory_search", Search, permission=needs.read_spaces)
+@operation("memory_search", Search, permission=needs.read_spaces, reads=True)
 def memory_search(call: Call, session_id: str, args: Search, spaces: list[MemorySpace]) -> dict:
     origin = policy.readable_origin(call, args.scope or "all")
     expanded = recall.expand_references(args.query, spaces, session_id, origin)
@@ -145,7 +145,7 @@ def recallable(call: Call, session_id: str, args: ById):
     return policy.changeable_memory(call, args.id)
 
 
-@operation("memory_recall", Recall, permission=recallable)
+@operation("memory_recall", Recall, permission=recallable, reads=True)
 def memory_recall(call: Call, session_id: str, args: Recall, target) -> dict:
     record_id = args.id
     if not isinstance(target, policy.Target):

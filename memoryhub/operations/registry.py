@@ -26,6 +26,12 @@ TOOLS = {name: op for name, op in OPERATIONS.items() if op.tool}  # GET /api/v1/
 MCP_TOOLS = {name: op for name, op in OPERATIONS.items() if op.mcp}  # MCP tools/list and tools/call
 
 
+def read_only_paths() -> frozenset[str]:
+    """The HTTP paths of the operations that only read: the agent API's tools and endpoints (asgi.py's guard)."""
+    paths = {f"/api/v1/tools/{name}" for name, op in TOOLS.items() if op.reads}
+    return frozenset(paths | {op.endpoint.split()[1] for op in OPERATIONS.values() if op.reads and op.endpoint})
+
+
 def get(name: str) -> Operation:
     if name not in OPERATIONS:
         raise ApiError("not_found", f"no operation {name!r}")

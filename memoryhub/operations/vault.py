@@ -93,7 +93,7 @@ class Status(Input):
     """This session's vault requests still waiting for a person, and its live grants (no content)."""
 
 
-@operation("memory_status", Status, permission=needs.own_session)
+@operation("memory_status", Status, permission=needs.own_session, reads=True)
 def memory_status(call: Call, session_id: str, args: Status, permitted: None) -> dict:
     pending = policy.own_requests(call, session_id).filter(status=AccessRequest.Status.PENDING)
     return {
