@@ -2,6 +2,7 @@
 OpenMemory's backup zip, Letta's archival memory. Shapes: bench/history.py (each builder names its page)."""
 
 import json
+import re
 from datetime import datetime
 
 import pytest
@@ -96,4 +97,4 @@ def test_the_memory_page_shows_where_an_imported_memory_came_from(space, tmp_pat
     importers.run(space, importers.load(path))
     entry = Entry.objects.filter(space=space).first()
     html = client.get(f"/spaces/imp/entries/{entry.pk}/").content.decode()
-    assert "Where it came from: mem0" in html and entry.provenance["id"] in html and "user_id" in html
+    assert re.search(r"Where it came from: <span[^>]*>mem0</span>", html) and entry.provenance["id"] in html and "user_id" in html

@@ -4,8 +4,8 @@ gateway (the dashboard's memory pages), facts and persona through their tabs, co
 from django.contrib import admin
 
 from memoryhub.core.readonly_admin import ReadOnlyAdmin
-from memoryhub.memories.models import (ConsolidationRun, Edge, EntityRef, Entry, EntryVector, Fact, Notebook, OpLog,
-                                       Persona, RemoteRecord, RemoteWrite, Topic)
+from memoryhub.memories.models import (ConsolidationRun, CopyReceipt, Edge, EntityRef, Entry, EntryVector, Fact, Notebook,
+                                       OpLog, Persona, RemoteRecord, RemoteWrite, SpaceCopy, Topic)
 
 
 @admin.register(Entry)
@@ -95,3 +95,17 @@ class RemoteRecordAdmin(ReadOnlyAdmin):
 class NotebookAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "updated_at", "updated_by")
     list_filter = ("target",)
+
+
+@admin.register(SpaceCopy)
+class SpaceCopyAdmin(ReadOnlyAdmin):
+    list_display = ("__str__", "created_by", "created_at", "forgotten_at")
+    raw_id_fields = ("source", "target")
+
+
+@admin.register(CopyReceipt)
+class CopyReceiptAdmin(ReadOnlyAdmin):
+    list_display = ("__str__", "state", "attempts", "source_forgotten", "updated_at")
+    list_filter = ("state",)
+    search_fields = ("source_id", "target_id")
+    raw_id_fields = ("copy",)
