@@ -266,7 +266,10 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("MEMORYHUB_LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # django-q logs every scheduled task it queues and runs at INFO, six lines a minute from the schedules alone;
+    # failures stay visible (WARNING and above), and the Jobs page keeps every job's outcome.
+    "loggers": {"django.db.backends": {"level": "WARNING"},
+                "django-q": {"level": os.environ.get("MEMORYHUB_WORKER_LOG_LEVEL", "WARNING")}},
 }
 
 # --- memoryhub behaviour -------------------------------------------------------------
