@@ -300,3 +300,53 @@ def test_without_max_chars_the_home_space_budget_bounds_the_notebooks(api):
     data = context(api, session_id="home-budget")
     assert 0 < data["chars"] <= 300
     assert data["items"][0]["truncated"] is True
+
+
+def fill_notebooks(api):
+    """MEMORY.md and USER.md near their limits: alone they would take the whole 2,600-character block."""
+    for i in range(18):
+        memory(api, action="add", target="memory", content=f"Build note {i}: " + "the release train waits for CI " * 3)
+    for i in range(11):
+        memory(api, action="add", target="user", content=f"User trait {i}: " + "prefers terse answers " * 4)
+    assert len(nb.joined(entries("memory"))) > 1900 and len(nb.joined(entries("user"))) > 1100
+
+
+def test_full_notebooks_leave_room_for_the_cards_of_the_query(api):
+    fill_notebooks(api)
+    turn = api.turn("The nightly backup of the ledger goes to the NAS at 02:00", "Noted.").json()["entry"]
+    data = context(api, session_id="one-hit", query="when does the ledger backup run?")
+    assert data["chars"] <= 2600
+    assert f"id={turn['id']}" in data["text"]  # before: the notebooks took all 2,600 characters, no card
+    assert any(i.get("truncated") for i in data["items"] if i["kind"] == "notebook")
+
+
+def test_with_many_hits_recall_keeps_half_the_budget(api):
+    fill_notebooks(api)
+    for n in range(12):
+        api.turn(f"Ledger backup run {n}: the NAS copy of the ledger finished at 02:{n:02d}", "Noted.")
+    data = context(api, session_id="many-hits", query="ledger backup NAS")
+    recall = data["text"][data["text"].index("## Possibly relevant"):]
+    assert data["chars"] <= 2600 and len(recall) >= 2600 // 2 - 200
+    assert sum(1 for i in data["items"] if i["kind"] == "entry") >= 3
+
+
+def test_without_hits_the_notebooks_take_the_room_recall_leaves(api):
+    fill_notebooks(api)
+    data = context(api, session_id="quiet", query="")
+    assert 2600 // 2 < data["chars"] <= 2600
+    assert all(i["kind"] == "notebook" for i in data["items"])
+
+
+def test_a_client_with_its_own_notebooks_gets_the_recall_part_alone(api):
+    fill_notebooks(api)
+    turn = api.turn("The nightly backup of the ledger goes to the NAS at 02:00", "Noted.").json()["entry"]
+    data = context(api, session_id="hermes", query="ledger backup", notebooks=False)
+    assert "## MEMORY" not in data["text"] and "## USER PROFILE" not in data["text"]
+    assert not [i for i in data["items"] if i["kind"] == "notebook"]
+    assert f"id={turn['id']}" in data["text"]
+    assert context(api, session_id="hermes", query="ledger backup")["text"].startswith("## MEMORY")
+
+
+def test_notebooks_argument_must_be_a_boolean(api):
+    r = api.post("context", {"session_id": "s1", "query": "", "notebooks": "no"})
+    assert r.status_code == 400 and r.json()["error"]["field"] == "notebooks"

@@ -98,7 +98,12 @@ def read_spaces(call: Call, args: dict) -> list[MemorySpace]:
         if not space.active:
             raise ApiError("forbidden", f"space {space.slug!r} is inactive", "space")
         return [] if space.is_vault else [space]
-    qs = allowed_spaces(call).filter(active=True).exclude(access=VAULT)
+    return _unnamed_read(allowed_spaces(call), workspace)
+
+
+def _unnamed_read(spaces: QuerySet[MemorySpace], workspace: Workspace | None) -> list[MemorySpace]:
+    """A read that names no space: every active, non-vault one of `spaces` (of the workspace's, when given)."""
+    qs = spaces.filter(active=True).exclude(access=VAULT)
     if workspace:
         qs = qs.filter(Q(workspace=workspace) | Q(workspace__isnull=True))
     return list(qs)
@@ -204,10 +209,12 @@ def visible_facts(call: Call, spaces: list[MemorySpace]) -> QuerySet[Fact]:
     return of_visible_origin(call, Fact.objects.filter(space__in=spaces))
 
 
-def preview_spaces(space: MemorySpace) -> list[MemorySpace]:
-    """What /context reads for a local, unrestricted token naming this space (the dashboard's recall preview):
-    nothing of a vault, as for any agent."""
-    return [] if space.is_vault else [space]
+def preview_spaces(space: MemorySpace, *, named: bool = True) -> list[MemorySpace]:
+    """What /context reads for a local, unrestricted token (the dashboard's recall preview) naming this space,
+    or (`named=False`) naming none but the space's workspace: nothing of a vault, as for any agent."""
+    if named:
+        return [] if space.is_vault else [space]
+    return _unnamed_read(MemorySpace.objects.select_related("workspace"), space.workspace)
 
 
 # --- what a write answers -----------------------------------------------------------------

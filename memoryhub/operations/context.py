@@ -28,6 +28,10 @@ class Context(Input):
     max_chars: int | None = Field(None, ge=0, le=100_000, description=(
         "the budget (default: the space's `maxInjectChars`, 2600); `chars` never exceeds it"))
     skipTags: SkipTags = Field(AUTOMATIC_SKIP, description=skip_tags_description(AUTOMATIC_SKIP))
+    notebooks: bool = Field(True, description=(
+        "`false` leaves the pinned notebooks out, for a client that injects its own (the Hermes provider) or "
+        "already injected them this session (the agent hooks, at session start); the block then has the whole "
+        "budget"))
 
 
 @operation("memory_context", Context, permission=needs.read_spaces, tool=False, endpoint="POST /api/v1/context",
@@ -41,7 +45,7 @@ def memory_context(call: Call, session_id: str, args: Context, spaces: list[Memo
     ctx, cards = recall.context_block(notebooks.pinned(call, session, args.given()), spaces, args.query,
                                       origin=policy.readable_origin(call), session_id=args.session_id,
                                       max_chars=args.max_chars, home=policy.home_space(call, args.given()),
-                                      skip_tags=args.skipTags, missing=missing)
+                                      skip_tags=args.skipTags, missing=missing, notebooks=args.notebooks)
     recall.note_recall(cards, args.query, call.actor)
     answer = {"text": ctx.text, "chars": ctx.chars, "items": ctx.items}
     if missing:  # third-party spaces left out: failed, or late for the read's deadline

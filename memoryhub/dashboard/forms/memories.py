@@ -91,6 +91,8 @@ class RecallForm(forms.Form):
     q = forms.CharField(label=_("What the agent is about to answer"), required=False, max_length=4000)
     max_chars = forms.IntegerField(label=_("Budget (characters)"), min_value=0, max_value=100_000, required=False,
                                    help_text=_("Blank: the space's maxInjectChars setting."))
+    reads = forms.ChoiceField(label=_("As an agent that"), required=False, choices=[
+        ("unnamed", _("names no space (its turns land here)")), ("named", _("names this space"))])
 
 
 class ProfileForm(forms.Form):

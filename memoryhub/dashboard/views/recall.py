@@ -18,6 +18,7 @@ from memoryhub.memories.models import Entry, Fact, Topic
 from memoryhub.memories.search import vectors
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.workspaces import DEFAULT_SPACE_SLUG
 
 
 MODELS = {"fact": (Fact, "fact:"), "topic": (Topic, "t"), "entry": (Entry, "")}
@@ -64,8 +65,9 @@ def reason(why: dict | None) -> str:
     if code == "topic":
         return _("Groups the %(hits)s hits below, said in one topic.") % {"hits": why["hits"]}
     if code == "notebook":
-        return _("A pinned notebook: first in every session and counted against the budget; %(shown)s of its "
-                 "%(entries)s entries fit.") % {"shown": why["shown"], "entries": why["entries"]}
+        return _("A pinned notebook: first in every session and counted against the budget, of which it may take "
+                 "half before the search hits and then the room they leave; %(shown)s of its %(entries)s entries "
+                 "fit.") % {"shown": why["shown"], "entries": why["entries"]}
     if code == "low":
         return _("Relevance %(score)s is below the recall policy's low mark.") % {"score": why["score"]}
     if code == "cards":
@@ -91,13 +93,20 @@ def unmatched_words() -> str:
     return _("found by the full-text index in its title, tags or summary")
 
 
-def preview_for(space: MemorySpace, query: str, max_chars: int, missing: list | None = None) -> Context:
-    """What /api/v1/context answers an unrestricted local token naming this space (and its workspace) in a new
-    session, by the same code (recall.context_block): the notebooks as they are now, then the block. `missing`
-    gets the third-party spaces the block had to do without (failed, or late for the read's deadline)."""
+def lands_here(space: MemorySpace) -> bool:
+    """Whether an agent naming no space writes here: the hub's default space, or a workspace's own space."""
+    return space.slug == DEFAULT_SPACE_SLUG or bool(space.workspace_id and space.is_default)
+
+
+def preview_for(space: MemorySpace, query: str, max_chars: int, missing: list | None = None, *,
+                named: bool = True) -> Context:
+    """What /api/v1/context answers an unrestricted local token in a new session, by the same code
+    (recall.context_block): the notebooks as they are now, then the block. `named`: the agent names this space
+    (and its workspace); else it names no space, only the workspace (what an agent whose turns land here gets).
+    `missing` gets the third-party spaces the block had to do without (failed, or late for the read's deadline)."""
     books = hot.current([None, space.workspace] if space.workspace else [None])
-    ctx, _cards = recall.context_block(books, policy.preview_spaces(space), query, origin=None, max_chars=max_chars,
-                                       home=space, missing=missing)
+    ctx, _cards = recall.context_block(books, policy.preview_spaces(space, named=named), query, origin=None,
+                                       max_chars=max_chars, home=space, missing=missing)
     return ctx
 
 
@@ -110,15 +119,17 @@ def preview(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("this provider cannot recall")
     config = space_settings.effective(space)
     form = RecallForm(request.GET)
+    unnamed = lands_here(space)
     context = {**space_context(space, "recall"), "form": form, "default_chars": config["maxInjectChars"],
-               "inject_off": not config["inject"]}
+               "inject_off": not config["inject"], "unnamed_offered": unnamed}
     if form.is_valid() and space.active:
         max_chars = form.cleaned_data["max_chars"]
         if max_chars is None:
             max_chars = config["maxInjectChars"]
         missing: list = []
-        ctx = preview_for(space, form.cleaned_data["q"], max_chars, missing)
-        context.update(ctx=ctx, max_chars=max_chars, items=explain(ctx), missing=missing,
+        named = not unnamed or form.cleaned_data["reads"] == "named"
+        ctx = preview_for(space, form.cleaned_data["q"], max_chars, missing, named=named)
+        context.update(ctx=ctx, max_chars=max_chars, items=explain(ctx), missing=missing, named=named,
                        left_out=[{"what": what, "why": reason(why)} for what, why in ctx.left_out],
                        percent=min(100, ctx.chars * 100 // max_chars) if max_chars else 0)
     return render_page(request, "dashboard/recall.html", "preview", context)

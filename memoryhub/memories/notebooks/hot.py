@@ -39,6 +39,9 @@ FILENAMES = dict(Notebook.Target.choices)
 TITLES = {Notebook.Target.MEMORY: "MEMORY (your notes)",
           Notebook.Target.USER: "USER PROFILE (who the user is)"}
 PREVIEW_CHARS = 80
+# /context gives the notebooks at most 1/PINNED_SHARE of its budget before recall has had its turn (and then
+# the room recall leaves): full notebooks (2,200 + 1,375 characters) would otherwise fill a 2,600 block alone.
+PINNED_SHARE = 2
 _DELIMITER_LINE = re.compile(r"^[ \t]*§[ \t]*$", re.M)
 
 # Text an agent must not plant in a file that is injected into every later prompt. Each pattern

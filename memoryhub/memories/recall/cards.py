@@ -141,16 +141,23 @@ def inject(spaces: list[MemorySpace], query: str, *, origin: str | None, session
 
 def context_block(books: list[dict], spaces: list[MemorySpace], query: str, *, origin: str | None,
                   session_id: str = "", max_chars: int | None = None, home: MemorySpace | None = None,
-                  skip_tags: Iterable[str] = AUTOMATIC_SKIP,
-                  missing: list[Missing] | None = None) -> tuple[block.Context, list[Card]]:
+                  skip_tags: Iterable[str] = AUTOMATIC_SKIP, missing: list[Missing] | None = None,
+                  notebooks: bool = True) -> tuple[block.Context, list[Card]]:
     """The whole of what /api/v1/context answers, and what the dashboard's recall preview shows: the pinned
-    notebooks first (`books`, as notebooks.hot.freeze or .current give them), counted against the budget, then
-    the block (`inject`) within what they leave; `missing` gets the third-party spaces it had to do without."""
+    notebooks first (`books`, as notebooks.hot.freeze or .current give them), then the block (`inject`);
+    `missing` gets the third-party spaces it had to do without.
+
+    The notebooks may first take at most hot.PINNED_SHARE of the budget, so full ones never crowd out the cards
+    of the query; whatever recall leaves unused then goes back to them (a query without hits gets notebooks
+    nearly up to the whole budget). `notebooks=False` is for a client that injects its own notebooks (the
+    Hermes provider mirrors them): the block alone, within the whole budget."""
     budget = space_settings.effective(home)["maxInjectChars"] if max_chars is None else max_chars
-    pinned, pinned_items = hot.render_snapshot(books, budget)
-    rest = max(0, budget - len(pinned) - (1 if pinned else 0))
-    ctx, cards = inject(spaces, query, origin=origin, session_id=session_id, max_chars=rest, home=home,
-                        skip_tags=skip_tags, missing=missing)
+    books = books if notebooks else []
+    first, _items = hot.render_snapshot(books, budget // hot.PINNED_SHARE)
+    ctx, cards = inject(spaces, query, origin=origin, session_id=session_id,
+                        max_chars=max(0, budget - len(first) - (1 if first else 0)), home=home, skip_tags=skip_tags,
+                        missing=missing)
+    pinned, pinned_items = hot.render_snapshot(books, max(0, budget - len(ctx.text) - (1 if ctx.text else 0)))
     ctx.text = "\n".join(t for t in (pinned, ctx.text) if t)
     ctx.items = pinned_items + ctx.items
     ctx.why.update({item["id"]: {"code": "notebook", "entries": item["entries"], "shown": item["shown"]}
