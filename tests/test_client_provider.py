@@ -7,7 +7,7 @@ import re
 import time
 
 from memoryhub_client import MemoryHubClient, MemoryHubProvider
-from memoryhub_client.provider import hub_channel
+from memoryhub_client.delivery import hub_channel
 
 from tests.client_helpers import archived, hub_json, make_space, titles
 from tests.livehub import LiveHub
@@ -250,3 +250,16 @@ def test_hub_channel_maps_hermes_chats_and_leaves_out_what_the_hub_would_refuse(
     assert hub_channel({"platform": "qq", "chat_type": "group", "chat_id": "has space"}) is None
     assert hub_channel({"platform": "", "chat_type": "group", "chat_id": "1"}) is None
     assert hub_channel({}) is None
+
+
+def test_prefetch_leaves_out_the_hubs_notebooks_which_hermes_injects_itself(hub, tmp_path):
+    token = hub.token(name="own-notebooks")
+    with MemoryHubClient(hub.url, token) as client:
+        client.call_tool("memory", "s", {"action": "add", "target": "memory", "content": "Hermes has this note already."})
+        client.turn("s", "The kestrel staging box reboots on Sundays", "Noted.")
+        assert "Hermes has this note already." in client.context("fresh", "kestrel staging")["text"]
+    agent = provider_for(hub, token, tmp_path / "spool.jsonl")
+    agent.initialize("own-notebooks-1")
+    block = agent.prefetch("kestrel staging")
+    agent.shutdown()
+    assert "kestrel" in block and "## MEMORY" not in block and "Hermes has this note already." not in block

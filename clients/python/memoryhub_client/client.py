@@ -121,12 +121,14 @@ class MemoryHubClient:
                                                     agent_context="flush"), timeout=timeout)
 
     def context(self, session_id: str, query: str = "", *, space: str | None = None, max_chars: int | None = None,
-                workspace: str | None = None, skip_tags: list[str] | None = None,
+                workspace: str | None = None, skip_tags: list[str] | None = None, notebooks: bool | None = None,
                 timeout: float | None = None) -> Json:
         """The budgeted block to inject before a turn: {"text", "chars", "items"}. `skip_tags` (the API's skipTags)
-        replaces the tags whose memories stay out, by default ["test", "archived"]; [] leaves none out."""
+        replaces the tags whose memories stay out, by default ["test", "archived"]; [] leaves none out.
+        `notebooks=False` leaves out the pinned MEMORY.md / USER.md, for a client that injects its own."""
         return self.request("POST", "context", _given(session_id=session_id, query=query, space=space,
-                                                      max_chars=max_chars, workspace=workspace, skipTags=skip_tags),
+                                                      max_chars=max_chars, workspace=workspace, skipTags=skip_tags,
+                                                      notebooks=notebooks),
                             timeout=timeout)
 
     def end_session(self, session_id: str) -> int:

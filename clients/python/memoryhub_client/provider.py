@@ -14,7 +14,6 @@ import collections
 import hashlib
 import json
 import logging
-import re
 import threading
 import uuid
 from datetime import datetime, timezone
@@ -24,7 +23,8 @@ from typing import Any, Callable
 from memoryhub_client import settings
 from memoryhub_client.client import MemoryHubClient
 from memoryhub_client.errors import MemoryHubError
-from memoryhub_client.outbox import Outbox, Outcome
+from memoryhub_client.delivery import TURN_RUN, Delivery
+from memoryhub_client.outbox import Outbox
 from memoryhub_client.spool import Job, Spool, new_seq
 
 log = logging.getLogger(__name__)
@@ -36,12 +36,8 @@ SYSTEM_PROMPT = (
 )
 NOTEBOOKS = {"memory": "MEMORY.md", "user": "USER.md"}
 # What a bridged chat is, as Hermes's gateway tells it at initialize. Kept with each turn in the spool and sent
-# as the turn's `channel` (hub_channel), so the hub tags and shows where the turn came from.
+# as the turn's `channel` (delivery.hub_channel), so the hub tags and shows where the turn came from.
 CHANNEL_KEYS = ("platform", "chat_type", "chat_id", "chat_name", "user_id", "user_name", "thread_id")
-PRIVATE_CHATS = ("dm", "private")  # Hermes's chat types are dm, group, channel and thread
-ID_CHARS, NAME_CHARS = 100, 200
-TURN_RUN = 50  # queued writes looked at per send; consecutive turns among them go in one batch request
-BATCH_BYTES = 512 * 1024  # a batch's turns stay well under the hub's 1 MiB body cap
 ARCHIVED_IDS_KEPT = 20
 
 
@@ -128,7 +124,9 @@ class MemoryHubProvider:
         self.problem = ""
         if not self.is_available():
             self._report(f"memoryhub is not configured: {self.unavailable_reason()}")
-        self._outbox = Outbox(Spool(self.spool_path or self._default_spool()), self._send,
+        delivery = Delivery(self.client, space=self.space, workspace=self.workspace, archived=self._note_archived,
+                            other=lambda job: self._mirror(job["session_id"], job))
+        self._outbox = Outbox(Spool(self.spool_path or self._default_spool()), delivery.send,
                               on_setup_problem=self._setup_problem, report=self._report,
                               retry_max_delay=self.retry_max_delay, run_size=TURN_RUN)
         self._outbox.start()
@@ -251,9 +249,12 @@ class MemoryHubProvider:
             self._warming.start()
 
     def _context(self, session_id: str, query: str) -> str:
+        """The block without the hub's notebooks: Hermes injects MEMORY.md and USER.md itself (and mirrors them to
+        the hub through on_memory_write), so the hub's copy would say the same twice."""
         try:
             return self.client.context(session_id, query, space=self.space, workspace=self.workspace,
-                                       max_chars=self.max_chars, timeout=self.prefetch_timeout)["text"]
+                                       max_chars=self.max_chars, notebooks=False,
+                                       timeout=self.prefetch_timeout)["text"]
         except MemoryHubError as exc:
             log.warning("memoryhub prefetch failed, injecting nothing: %s", exc)
             return ""
@@ -305,75 +306,9 @@ class MemoryHubProvider:
                           "session_id": session_id or self.session_id,
                           "at": datetime.now(timezone.utc).isoformat(), **fields})
 
-    def _send(self, jobs: list[Job]) -> list[Outcome]:
-        """One outcome per job, stopping after one worth retrying (outbox.py). Turns at the head of the run go
-        in one batch request; any other write goes alone, so the order holds."""
-        batch = self._batch(jobs)
-        if len(batch) > 1:
-            try:
-                return self._send_turns(batch)
-            except MemoryHubError as exc:  # the whole request failed: nothing was written
-                if exc.code != "bad_request":
-                    return [exc]  # the first waits (or is held), the rest behind it
-                # a hub without the batch form: one turn at a time
-        try:
-            self._deliver(jobs[0])
-            return [None]
-        except MemoryHubError as exc:
-            return [exc]
-
-    @staticmethod
-    def _batch(jobs: list[Job]) -> list[Job]:
-        """The turns at the head of the run, as many as one request holds."""
-        batch, size = [], 0
-        for job in jobs:
-            size += len(json.dumps(job, ensure_ascii=True))
-            if job["kind"] != "turn" or (batch and size > BATCH_BYTES):
-                break
-            batch.append(job)
-        return batch
-
-    def _send_turns(self, jobs: list[Job]) -> list[Outcome]:
-        results = self.client.turns([self._turn_fields(job) for job in jobs], space=self.space,
-                                    workspace=self.workspace)
-        outcomes: list[Outcome] = []
-        for job, result in zip(jobs, results):
-            error = result.get("error")
-            if error is None:
-                self._note_archived(job["session_id"], result)
-                outcomes.append(None)
-                continue
-            exc = MemoryHubError(str(error.get("code", "internal")), str(error.get("message", "")),
-                                 result.get("status"), error.get("field"))
-            outcomes.append(exc)
-            if exc.retryable or exc.about_setup:
-                break  # the later turns of the batch are sent again: their keys make that harmless
-        return outcomes
-
-    @staticmethod
-    def _turn_fields(job: Job) -> dict[str, Any]:
-        fields = {"session_id": job["session_id"], "user": job["user"], "assistant": job["assistant"],
-                  "at": job["at"], "idempotency_key": job["id"], "agent_context": job.get("agent_context", "primary")}
-        channel = hub_channel(job.get("channel"))
-        if channel:
-            fields["channel"] = channel
-        return fields
-
     def _note_archived(self, sid: str, answer: dict[str, Any]) -> None:
         if answer.get("entry"):
             self._archived.setdefault(sid, collections.deque(maxlen=ARCHIVED_IDS_KEPT)).append(answer["entry"]["id"])
-
-    def _deliver(self, job: Job) -> None:
-        sid = job["session_id"]
-        if job["kind"] == "turn":
-            fields = self._turn_fields(job)
-            self._note_archived(sid, self.client.turn(fields.pop("session_id"), fields.pop("user"),
-                                                      fields.pop("assistant"), space=self.space,
-                                                      workspace=self.workspace, **fields))
-        elif job["kind"] == "end":
-            self.client.end_session(sid)
-        elif job["kind"] == "mirror":
-            self._mirror(sid, job)
 
     def _mirror(self, sid: str, job: Job) -> None:
         action, target, content, old_text = job["action"], job["target"], job["content"], job["old_text"]
@@ -430,31 +365,6 @@ class MemoryHubProvider:
         self._outbox = None
         if self._own_client:
             self.client.close()
-
-
-def hub_channel(chat: dict[str, str] | None) -> dict[str, str] | None:
-    """Hermes's chat as the hub's `channel` (docs/api.md): a dm is `private`, a group, channel or thread a `group`.
-
-    What the hub would refuse is left out rather than sent (a turn must never be held for its chat details):
-    an id that is too long or holds spaces, a platform that is no plain name; without a platform, or without
-    the id a chat needs, there is no channel.
-    """
-    if not chat:
-        return None
-    platform = re.sub(r"[^a-z0-9_.-]+", "-", str(chat.get("platform", "")).strip().lower())[:40].strip("-_.")
-    private = str(chat.get("chat_type", "")).lower() in PRIVATE_CHATS
-    out = {"platform": platform, "chat_type": "private" if private else "group"}
-    for key in ("chat_id", "user_id", "thread_id"):
-        value = str(chat.get(key) or "").strip()
-        if value and len(value) <= ID_CHARS and value.isprintable() and not any(c.isspace() for c in value):
-            out[key] = value
-    for key in ("chat_name", "user_name"):
-        value = "".join(c for c in str(chat.get(key) or "") if c.isprintable()).strip()[:NAME_CHARS]
-        if value:
-            out[key] = value
-    if not platform or not (out.get("chat_id") or (private and out.get("user_id"))):
-        return None
-    return out
 
 
 def provider_class() -> type:

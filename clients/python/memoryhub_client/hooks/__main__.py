@@ -1,0 +1,5 @@
+import sys
+
+from memoryhub_client.hooks.cli import main
+
+sys.exit(main())
