@@ -24,13 +24,13 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from memoryhub.agents.models import ApiToken, hash_token
 from memoryhub.audit.models import AuditEvent
-from memoryhub.dashboard.views.connect import snippets
+from memoryhub.dashboard.agent_steps import MCP_REMOTE, choices
 from memoryhub.memories.models import Entry
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.workspaces import default_space
 
 ROOT = Path(__file__).resolve().parent.parent
-MCP_REMOTE = os.environ.get("MEMORYHUB_MCP_REMOTE") or shutil.which("mcp-remote")
+BRIDGE = os.environ.get("MEMORYHUB_MCP_REMOTE") or shutil.which("mcp-remote")
 HX = {"HTTP_HX_REQUEST": "true"}
 
 
@@ -80,7 +80,7 @@ def test_creating_a_token_is_audited_and_its_settings_carry_it(client, staff):
     assert claude == ["claude", "mcp", "add", "--transport", "http", "memoryhub", "http://testserver/mcp",
                       "--header", f"Authorization: Bearer {raw}"]
     bridge = json.loads(snippet_text(page, "stdio"))["mcpServers"]["memoryhub"]
-    assert bridge["command"] == "npx" and bridge["args"][:3] == ["-y", "mcp-remote", "http://testserver/mcp"]
+    assert bridge["command"] == "npx" and bridge["args"][:3] == ["-y", MCP_REMOTE, "http://testserver/mcp"]
     assert bridge["args"][3:5] == ["--header", "Authorization:${MEMORYHUB_AUTH}"]
     assert bridge["env"] == {"MEMORYHUB_AUTH": f"Bearer {raw}"}
     env = snippet_text(page, "env")
@@ -118,20 +118,32 @@ def test_bad_input_creates_nothing_and_says_why(client, staff):
 
 
 @pytest.mark.django_db
-def test_status_waits_for_the_first_call_then_says_connected_with_its_first_memory(client, staff):
+def test_status_waits_for_the_first_call_then_shows_archive_and_inject_as_they_arrive(client, staff):
     page, token = create(client)
     raw = re.search(r'id="connect-token-value" value="([^"]+)"', page).group(1)
     status_url = reverse("dashboard:connect_status", args=[token.pk])
     waiting = client.get(status_url, **HX).content.decode()
     assert 'data-state="waiting"' in waiting and f'hx-get="{status_url}"' in waiting
+    agent = {"content_type": "application/json", "HTTP_AUTHORIZATION": f"Bearer {raw}"}
     answer = client.post("/api/v1/tools/memory_note", json.dumps({"session_id": "s", "arguments": {
-        "text": "the agent says hello", "space": "default"}}), content_type="application/json",
-        HTTP_AUTHORIZATION=f"Bearer {raw}")
+        "text": "the agent says hello", "space": "default"}}), **agent)
     assert answer.status_code == 200, answer.content
     entry_id = int(answer.json()["result"]["id"])
     connected = client.get(status_url, **HX).content.decode()
-    assert 'data-state="connected"' in connected and "hx-trigger" not in connected
-    assert reverse("dashboard:entry", args=["default", entry_id]) in connected
+    assert 'data-state="connected"' in connected and reverse("dashboard:entry", args=["default", entry_id]) in connected
+    assert 'data-archive="waiting"' in connected and 'data-inject="waiting"' in connected
+    assert "hx-trigger" in connected  # a note is no turn: still waiting for archive and inject
+
+    turn = client.post("/api/v1/turns", json.dumps({"session_id": "hooks-1", "user": "We deploy on Fridays",
+                                                    "assistant": "Noted."}), **agent)
+    assert turn.status_code == 201, turn.content
+    archived = client.get(status_url, **HX).content.decode()
+    assert 'data-archive="seen"' in archived and "Archive: 1 turn arrived" in archived and "hx-trigger" in archived
+    asked = client.post("/api/v1/context", json.dumps({"session_id": "hooks-1", "query": "deploy",
+                                                       "notebooks": False}), **agent)
+    assert asked.status_code == 200, asked.content
+    both = client.get(status_url, **HX).content.decode()
+    assert 'data-inject="seen"' in both and "hooks-1" in both and "hx-trigger" not in both
 
 
 @pytest.mark.django_db
@@ -143,16 +155,60 @@ def test_status_of_a_revoked_token_stops_waiting(client, staff):
     assert client.get(reverse("dashboard:connect_status", args=[9999])).status_code == 404
 
 
+def step(base: str, key: str, *, restricted: bool = False, default_space: bool = True, raw: str = "mh_x",
+         space: str = "default"):
+    """One step of the page's agent choices, as text."""
+    found = [st for c in choices(base, raw, space, restricted=restricted, default_space=default_space)
+             for st in c.steps if st.key == key]
+    assert len(found) == 1, key
+    return found[0].text
+
+
 def test_stdio_bridge_allows_plain_http_only_where_mcp_remote_needs_it():
     def args(base):
-        bridge = next(s for s in snippets(base, "mh_x", "default") if s.key == "stdio")
-        return json.loads(bridge.text)["mcpServers"]["memoryhub"]["args"]
+        return json.loads(step(base, "stdio"))["mcpServers"]["memoryhub"]["args"]
 
     assert "--allow-http" in args("http://192.168.1.20:8000")
     assert "--allow-http" in args("http://hub.lan")
     assert "--allow-http" not in args("http://127.0.0.1:8000")
     assert "--allow-http" not in args("http://localhost:8000")
     assert "--allow-http" not in args("https://hub.example.org")
+
+
+@pytest.mark.django_db
+def test_each_agent_is_a_choice_with_its_install_steps(client, staff):
+    page, token = create(client)
+    raw = re.search(r'id="connect-token-value" value="([^"]+)"', page).group(1)
+    for key in ("claude", "codex", "cursor", "mcp", "python", "curl"):
+        assert f'id="choice-{key}"' in page
+    assert page.count('<details name="agent"') == 6 and '<details name="agent" class="card choice" id="choice-claude" open>' in page
+    env = json.loads(snippet_text(page, "claude-env"))["env"]
+    assert env == {"MEMORYHUB_URL": "http://testserver", "MEMORYHUB_TOKEN": raw}  # turns go to each project's space
+    assert snippet_text(page, "claude-plugin").splitlines()[1] == "claude plugin install memoryhub@memoryhub"
+    assert shlex.split(snippet_text(page, "claude-install"))[:2] == ["pipx", "install"]
+    codex = snippet_text(page, "codex-setup").splitlines()
+    assert shlex.split(codex[0]) == ["memoryhub-hook", "setup", "--url", "http://testserver", "--token", raw]
+    assert codex[1] == "memoryhub-hook install codex"
+    assert "memoryhub-hook install cursor --project" in snippet_text(page, "cursor-setup")
+    assert "memory_context" in page and "MEMORYHUB_ALLOWED_HOSTS" in page and "MEMORYHUB_BIND=0.0.0.0:" in page
+    # every copy button has its text on the page
+    for target in re.findall(r'data-copy="#([^"]+)"', page):
+        assert f'id="{target}"' in page, target
+
+
+def test_a_token_of_one_space_pins_its_hooks_to_it_and_binds_no_project():
+    env = json.loads(step("http://hub.lan:8000", "claude-env", restricted=True, space="work", default_space=False))
+    assert env["env"]["MEMORYHUB_SPACE"] == "work" and env["env"]["MEMORYHUB_WORKSPACE"] == "none"
+    setup = shlex.split(step("http://hub.lan:8000", "codex-setup", restricted=True, space="work",
+                             default_space=False).splitlines()[0])
+    assert setup[-4:] == ["--space", "work", "--workspace", "none"]
+
+
+@pytest.mark.django_db
+def test_the_form_page_says_how_to_reach_the_hub_from_another_machine(client, staff):
+    page = client.get(reverse("dashboard:connect"), HTTP_HOST="127.0.0.1:8123").content.decode()
+    text = snippet_text(page, "remote")
+    assert text.startswith("MEMORYHUB_BIND=0.0.0.0:8123 MEMORYHUB_ALLOWED_HOSTS=") and text.endswith("make run")
 
 
 @pytest.mark.django_db
@@ -203,8 +259,7 @@ def test_connect_page_speaks_chinese(client, staff):
 def served_settings(hub, key: str) -> dict:
     """The connect page's settings of one kind for a token of the served hub."""
     raw = hub.token(name=f"connect-{key}")
-    snippet = next(s for s in snippets(hub.url, raw, "default") if s.key == key)
-    return json.loads(snippet.text)["mcpServers"]["memoryhub"]
+    return json.loads(step(hub.url, key, raw=raw))["mcpServers"]["memoryhub"]
 
 
 def test_the_mcp_settings_reach_the_served_hub_as_written(hub):
@@ -224,14 +279,24 @@ def test_the_mcp_settings_reach_the_served_hub_as_written(hub):
     assert "memory_note" in names and result["space"] == "default"
 
 
-@pytest.mark.skipif(not MCP_REMOTE, reason="mcp-remote is not installed (npm install mcp-remote, then put it on "
-                                           "PATH or set MEMORYHUB_MCP_REMOTE)")
+def installed_version(binary: str) -> str:
+    """The version of the mcp-remote package a binary on PATH (node_modules/.bin/mcp-remote) belongs to."""
+    for folder in Path(os.path.realpath(binary)).parents:
+        package = folder / "package.json"
+        if package.exists() and json.loads(package.read_text()).get("name") == "mcp-remote":
+            return json.loads(package.read_text())["version"]
+    return "unknown"
+
+
+@pytest.mark.skipif(not BRIDGE, reason="mcp-remote is not installed (npm install mcp-remote, then put it on "
+                                       "PATH or set MEMORYHUB_MCP_REMOTE)")
 def test_the_stdio_recipe_works_through_mcp_remote(hub):
     """The stdio settings run as an MCP client would run them: mcp-remote on stdin/stdout, header from env."""
     config = served_settings(hub, "stdio")
-    assert config["command"] == "npx" and config["args"][:2] == ["-y", "mcp-remote"]
+    assert config["command"] == "npx" and config["args"][:2] == ["-y", MCP_REMOTE]
+    assert installed_version(BRIDGE) == MCP_REMOTE.split("@")[1], "the bridge tested is not the one the page offers"
     env = {**os.environ, **config["env"], "MCP_REMOTE_CONFIG_DIR": tempfile.mkdtemp()}
-    bridge = subprocess.Popen([MCP_REMOTE, *config["args"][2:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    bridge = subprocess.Popen([BRIDGE, *config["args"][2:]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True, env=env)
     try:
         def ask(message: dict) -> dict | None:

@@ -103,3 +103,12 @@ def test_a_space_no_unnamed_write_lands_in_previews_only_as_named(api, client, s
     page = client.get("/spaces/notes/recall/", {"q": QUERY, "reads": "unnamed"}).content.decode()
     assert 'id="id_reads"' not in page and 'data-named="true"' in page
     assert preview_text(client, "notes", 2600) == context(api, 2600, space="notes")["text"]
+
+
+def test_without_notebooks_the_preview_is_what_the_hooks_inject_with_each_prompt(api, client, staff):
+    fill(api)
+    hot.apply(None, [hot.Op("add", "memory", "Deploys go through make release, never by hand.")], actor="test")
+    per_prompt = context(api, 2600, notebooks=False)["text"]
+    assert "make release" not in per_prompt and "NAS at 02:00" in per_prompt
+    assert preview_text(client, "default", 2600, notebooks="without") == per_prompt
+    assert preview_text(client, "default", 2600).startswith("## MEMORY (your notes)")

@@ -111,4 +111,4 @@ def pinned(call: Call, session, body: dict) -> list[dict]:
     may use), as recall.context_block takes them."""
     scopes = [None] + ([w] if (w := policy.workspace_arg(call, body)) else [])
     scopes = [w for w in scopes if policy.may_use_notebooks(call, w)]
-    return nb.freeze(session, scopes) if scopes else []
+    return nb.freeze(session, scopes)

@@ -93,6 +93,9 @@ class RecallForm(forms.Form):
                                    help_text=_("Blank: the space's maxInjectChars setting."))
     reads = forms.ChoiceField(label=_("As an agent that"), required=False, choices=[
         ("unnamed", _("names no space (its turns land here)")), ("named", _("names this space"))])
+    notebooks = forms.ChoiceField(label=_("Notebooks"), required=False, choices=[
+        ("with", _("pinned first (a session's first block)")),
+        ("without", _("left out (each prompt of the agent hooks)"))])
 
 
 class ProfileForm(forms.Form):

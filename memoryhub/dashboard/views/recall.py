@@ -99,14 +99,15 @@ def lands_here(space: MemorySpace) -> bool:
 
 
 def preview_for(space: MemorySpace, query: str, max_chars: int, missing: list | None = None, *,
-                named: bool = True) -> Context:
+                named: bool = True, notebooks: bool = True) -> Context:
     """What /api/v1/context answers an unrestricted local token in a new session, by the same code
     (recall.context_block): the notebooks as they are now, then the block. `named`: the agent names this space
     (and its workspace); else it names no space, only the workspace (what an agent whose turns land here gets).
+    `notebooks=False`: what the agent hooks ask for with each prompt (they pin the notebooks at session start).
     `missing` gets the third-party spaces the block had to do without (failed, or late for the read's deadline)."""
     books = hot.current([None, space.workspace] if space.workspace else [None])
     ctx, _cards = recall.context_block(books, policy.preview_spaces(space, named=named), query, origin=None,
-                                       max_chars=max_chars, home=space, missing=missing)
+                                       max_chars=max_chars, home=space, missing=missing, notebooks=notebooks)
     return ctx
 
 
@@ -128,7 +129,8 @@ def preview(request: HttpRequest, slug: str) -> HttpResponse:
             max_chars = config["maxInjectChars"]
         missing: list = []
         named = not unnamed or form.cleaned_data["reads"] == "named"
-        ctx = preview_for(space, form.cleaned_data["q"], max_chars, missing, named=named)
+        ctx = preview_for(space, form.cleaned_data["q"], max_chars, missing, named=named,
+                          notebooks=form.cleaned_data["notebooks"] != "without")
         context.update(ctx=ctx, max_chars=max_chars, items=explain(ctx), missing=missing, named=named,
                        left_out=[{"what": what, "why": reason(why)} for what, why in ctx.left_out],
                        percent=min(100, ctx.chars * 100 // max_chars) if max_chars else 0)

@@ -386,14 +386,18 @@ def current(workspaces: list[Workspace | None]) -> list[dict]:
 
 
 def freeze(session, workspaces: list[Workspace | None]) -> list[dict]:
-    """The notebooks as the session first saw them: frozen per scope at first sight, so the prompt prefix stays put."""
+    """The notebooks as the session first saw them: frozen per scope at first sight, so the prompt prefix stays put.
+
+    The session's first context call is stamped too (`context_at`), notebooks or not: the Connect page shows by it
+    that an agent asks for its block."""
     snapshot = dict(session.snapshot or {})
     frozen = dict(snapshot.get("notebooks") or {})
     missing = [w for w in workspaces if scope_key(w) not in frozen]
     for book in current(missing):
         frozen[book.pop("key")] = book
-    if missing:
+    if missing or "context_at" not in snapshot:
         snapshot["notebooks"] = frozen
+        snapshot.setdefault("context_at", timezone.now().isoformat())
         session.snapshot = snapshot
         sessions.keep_snapshot(session)  # bookkeeping: a read never waits for the write lock for it
     return [{"key": scope_key(w), **frozen[scope_key(w)]} for w in workspaces]
