@@ -91,10 +91,16 @@ def test_connect_page_creates_a_token_shows_settings_and_turns_connected_on_the_
 
     raw = page.locator("#connect-token-value").input_value()
     assert raw.startswith("mh_")
+    expect(page.locator("#snippet-claude-plugin")).to_be_visible()  # Claude Code is the first choice, open
+    expect(page.locator("#snippet-mcp")).to_be_hidden()
+    page.locator("#choice-mcp summary").click()  # one choice open at a time
+    expect(page.locator("#snippet-claude-plugin")).to_be_hidden()
     mcp = json.loads(page.locator("#snippet-mcp-text").inner_text())["mcpServers"]["memoryhub"]
     assert mcp["url"] == f"{live_server.url}/mcp" and mcp["headers"] == {"Authorization": f"Bearer {raw}"}
     expect(page.locator("#snippet-stdio-text")).to_contain_text("mcp-remote")
+    page.locator("#choice-python summary").click()
     expect(page.locator("#snippet-env-text")).to_contain_text("MEMORYHUB_SPACE=default")
+    page.locator("#choice-mcp summary").click()
     expect(page.locator("#connect-status")).to_have_attribute("data-state", "waiting")
 
     page.locator("#snippet-mcp").get_by_role("button", name="Copy").click()
@@ -105,6 +111,13 @@ def test_connect_page_creates_a_token_shows_settings_and_turns_connected_on_the_
     status = page.locator("#connect-status")
     expect(status).to_have_attribute("data-state", "connected", timeout=15_000)
     expect(status).to_contain_text("Connected")
+    expect(status).to_have_attribute("data-archive", "waiting")
+    turn = urllib.request.Request(f"{live_server.url}/api/v1/turns", method="POST", headers={
+        "Authorization": f"Bearer {raw}", "Content-Type": "application/json"}, data=json.dumps({
+            "session_id": "browser", "user": "The browser test says hello", "assistant": "Hello."}).encode())
+    urllib.request.urlopen(turn, timeout=30).close()
+    expect(status).to_have_attribute("data-archive", "seen", timeout=15_000)
+    expect(page.locator("#connect-archive")).to_contain_text("1 turn arrived")
     status.get_by_role("link", name="See its first memory").click()
     expect(page).to_have_url(f"{live_server.url}/spaces/default/entries/{note['result']['id']}/")
     expect(page.locator("main")).to_contain_text("The agent connected from the browser test")
