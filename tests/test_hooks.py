@@ -3,7 +3,9 @@ each citing the vendor's page) on stdin, a real served hub behind it, the comman
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import socket
 import sqlite3
 import subprocess
@@ -14,6 +16,7 @@ import uuid
 from contextlib import closing
 from pathlib import Path
 
+import httpx
 import pytest
 from memoryhub_client import MemoryHubClient
 from memoryhub_client.hooks import config, install
@@ -371,3 +374,29 @@ def test_the_claude_code_plugin_runs_the_hook_command_at_each_event():
         assert groups[0]["hooks"][0]["command"] == f"memoryhub-hook claude-code {event}"
     server = json.loads((plugin / ".mcp.json").read_text())["mcpServers"]["memoryhub"]
     assert server["type"] == "http" and server["url"].endswith("/mcp") and "${MEMORYHUB_TOKEN}" in str(server)
+
+
+def recall_preview(hub: LiveHub, slug: str, **params: str) -> str:
+    """The recall preview's block, as a person logged in on the served hub's dashboard sees it."""
+    with httpx.Client(base_url=hub.url, timeout=30) as browser:
+        login = browser.get("/login/")
+        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login.text).group(1)
+        browser.post("/login/", data={"username": "admin", "password": hub.env["MEMORYHUB_ADMIN_PASSWORD"],
+                                      "csrfmiddlewaretoken": csrf}, headers={"Referer": f"{hub.url}/login/"})
+        page = browser.get(f"/spaces/{slug}/recall/", params=params).text
+    found = re.search(r'<pre id="recall-text" class="frame">(.*?)</pre>', page, re.S)
+    assert found, page[:500]
+    return html.unescape(found.group(1))
+
+
+def test_after_one_conversation_the_recall_preview_is_what_the_hooks_injected(hub, agent):
+    """The issue's "done": the turns are in the project's space, and its recall preview shows what was injected."""
+    agent.write_turns(FIXTURES / "claude-code-transcript.jsonl", CLAUDE, 2)
+    agent.run("claude-code", "SessionStart", agent.payload(CLAUDE, "SessionStart"))
+    agent.run("claude-code", "Stop", agent.payload(CLAUDE, "Stop"))
+    slug = turns_of(hub, agent.session)[0]["space"]
+    question = "where does the ledger backup go, and is last night's copy complete?"
+    out, _ = agent.run("claude-code", "UserPromptSubmit", agent.payload(CLAUDE, "UserPromptSubmit", prompt=question))
+    injected = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "1,204,311 rows" in injected
+    assert recall_preview(hub, slug, q=question, notebooks="without") == injected

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 from typing import Any
 
-from memoryhub_client.hooks.engine import Hub, Turn
+from memoryhub_client.hooks.engine import Hub, Turn, read_jsonl
 from memoryhub_client.hooks.state import session_state
 
 log = logging.getLogger("memoryhub.hook")
@@ -43,13 +42,14 @@ def handle(event: str, payload: dict[str, Any], hub: Hub) -> str:
     if event == "UserPromptSubmit":
         prompt = str(payload.get("prompt") or "")
         return inject(event, hub.context(session_id, prompt, workspace=workspace, notebooks=False))
-    turns = read_transcript(payload.get("transcript_path"), session_id)
-    if event == "PreCompact" and payload.get("trigger") != "manual":
-        turns = turns[:-1]
+    path = payload.get("transcript_path")
     with session_state(hub.settings.state_dir, NAME, session_id) as state:
-        new = [t for t in turns if t.key not in state.archived]
+        turns, end = read_transcript(path, session_id, state.offset(path))
+        finished = turns[:-1] if event == "PreCompact" and payload.get("trigger") != "manual" else turns
+        new = [t for t in finished if t.key not in state.archived]
         hub.archive(session_id, new, workspace=workspace, end=event == "SessionEnd")
         state.archived.update(t.key for t in new)
+        state.read_up_to(path, turns, end)
     return ""
 
 
@@ -60,24 +60,15 @@ def inject(event: str, text: str) -> str:
                       ensure_ascii=False)
 
 
-def read_transcript(path: Any, session_id: str) -> list[Turn]:
-    """The conversation's turns, oldest first; a line cut short (Claude Code is still writing) is skipped."""
-    if not path:
-        return []
-    try:
-        lines = Path(str(path)).expanduser().read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError as exc:
-        log.warning("cannot read the transcript: %s", exc)
-        return []
+def read_transcript(path: Any, session_id: str, start: int = 0) -> tuple[list[Turn], int]:
+    """The conversation's turns from byte `start` on, oldest first, and where the next read may begin; a line
+    cut short (Claude Code is still writing it) waits for the next read."""
+    records, end = read_jsonl(path, start)
     turns: list[Turn] = []
     said: list[str] = []
     seen: set[tuple[str, str]] = set()
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(record, dict) or record.get("isSidechain") or record.get("isMeta"):
+    for offset, record in records:
+        if record.get("isSidechain") or record.get("isMeta"):
             continue
         message = record.get("message") if isinstance(record.get("message"), dict) else {}
         if record.get("type") == "user" and not record.get("isCompactSummary"):
@@ -86,8 +77,8 @@ def read_transcript(path: Any, session_id: str) -> list[Turn]:
                 if turns:
                     turns[-1].assistant = clip("\n\n".join(said))
                 said = []
-                turns.append(Turn(f"{NAME}:{session_id}:{record.get('uuid') or len(turns)}", clip(text), "",
-                                  record.get("timestamp")))
+                turns.append(Turn(f"{NAME}:{session_id}:{record.get('uuid') or offset}", clip(text), "",
+                                  record.get("timestamp"), offset))
         elif record.get("type") == "assistant" and turns:
             for text in texts(message.get("content")):
                 block = (str(message.get("id") or record.get("uuid")), text)
@@ -96,7 +87,7 @@ def read_transcript(path: Any, session_id: str) -> list[Turn]:
                     said.append(text)
     if turns:
         turns[-1].assistant = clip("\n\n".join(said))
-    return turns
+    return turns, end
 
 
 def prompt_text(content: Any) -> str | None:

@@ -105,6 +105,8 @@ def read_payload(stream: Any) -> dict[str, Any]:
         fd = stream.fileno()
     except (AttributeError, OSError, ValueError):
         return _object(stream.read(STDIN_BYTES))
+    if os.name == "nt":  # select() takes only sockets there
+        return _object(stream.read(STDIN_BYTES))
     data = b""
     deadline = time.monotonic() + STDIN_SECONDS
     while len(data) < STDIN_BYTES:
@@ -129,21 +131,22 @@ def _object(data: bytes | str) -> dict[str, Any]:
 
 
 def setup_log(settings: config.HookSettings) -> None:
-    """The hook's own log (1 MiB, two old ones kept); never the prompts' text or the token."""
-    if log.handlers:
+    """The hook's own log (1 MiB, two old ones kept), for every logger of the process: nothing may reach stderr,
+    which an agent may show. Never the prompts' text or the token."""
+    root = logging.getLogger()
+    if root.handlers:
         return
-    log.setLevel(logging.INFO)
-    log.propagate = False
     try:
         settings.home.mkdir(mode=0o700, parents=True, exist_ok=True)
         handler: logging.Handler = logging.handlers.RotatingFileHandler(settings.log_file, maxBytes=1 << 20,
                                                                          backupCount=2, encoding="utf-8")
     except OSError:
         handler = logging.NullHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
-    log.addHandler(handler)
-    for name in ("memoryhub_client", "memoryhub_client.outbox", "memoryhub_client.spool"):
-        logging.getLogger(name).addHandler(handler)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    for name in ("memoryhub.hook", "memoryhub_client"):
+        logging.getLogger(name).setLevel(logging.INFO)
 
 
 def check(settings: config.HookSettings) -> int:

@@ -16,13 +16,11 @@ holds injected instructions, so they are not read.
 
 from __future__ import annotations
 
-import json
 import logging
-from pathlib import Path
 from typing import Any
 
 from memoryhub_client.hooks.claude_code import clip, inject
-from memoryhub_client.hooks.engine import Hub, Turn
+from memoryhub_client.hooks.engine import Hub, Turn, read_jsonl
 from memoryhub_client.hooks.state import session_state
 
 log = logging.getLogger("memoryhub.hook")
@@ -46,18 +44,20 @@ def handle(event: str, payload: dict[str, Any], hub: Hub) -> str:
             with session_state(hub.settings.state_dir, NAME, session_id) as state:
                 state.prompts[turn_id] = clip(prompt)
         return inject(event, hub.context(session_id, prompt, workspace=workspace, notebooks=False))
-    turns = read_rollout(payload.get("transcript_path"), session_id)
+    path = payload.get("transcript_path")
     with session_state(hub.settings.state_dir, NAME, session_id) as state:
+        turns, end = read_rollout(path, session_id, state.offset(path))
         if event == "Stop" and turn_id:
-            turns = with_stopped_turn(turns, session_id, turn_id, state.prompts.get(turn_id, ""),
-                                      str(payload.get("last_assistant_message") or ""))
+            finished = with_stopped_turn(turns, session_id, turn_id, state.prompts.get(turn_id, ""),
+                                         str(payload.get("last_assistant_message") or ""))
         else:
-            turns = stable(turns[:-1] if payload.get("trigger") != "manual" else turns)
-        new = [t for t in turns if t.key not in state.archived and t.user]
+            finished = stable(turns[:-1] if payload.get("trigger") != "manual" else turns)
+        new = [t for t in finished if t.key not in state.archived and t.user]
         hub.archive(session_id, new, workspace=workspace)
         state.archived.update(t.key for t in new)
         for t in new:
             state.prompts.pop(t.key.rsplit(":", 1)[-1], None)
+        state.read_up_to(path, stable(turns), end)
     return ""
 
 
@@ -79,39 +79,32 @@ def stable(turns: list[Turn]) -> list[Turn]:
     return [t for t in turns if not t.key.startswith(UNNAMED)]
 
 
-def read_rollout(path: Any, session_id: str) -> list[Turn]:
-    if not path:
-        return []
-    try:
-        lines = Path(str(path)).expanduser().read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError as exc:
-        log.warning("cannot read the rollout: %s", exc)
-        return []
+def read_rollout(path: Any, session_id: str, start: int = 0) -> tuple[list[Turn], int]:
+    """The rollout's turns from byte `start` on, and where the next read may begin. A turn starts at its
+    turn_context / task_started line, so a read begun there knows its turn id."""
+    records, end = read_jsonl(path, start)
     turns: list[Turn] = []
-    turn_id = ""
-    for number, line in enumerate(lines):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        payload = record.get("payload") if isinstance(record, dict) else None
+    turn_id, began = "", None
+    for offset, record in records:
+        payload = record.get("payload")
         if not isinstance(payload, dict):
             continue
         kind = payload.get("type") if record.get("type") == "event_msg" else record.get("type")
         if kind in ("turn_context", "task_started") and payload.get("turn_id"):
-            turn_id = str(payload["turn_id"])
+            turn_id, began = str(payload["turn_id"]), offset if began is None else began
             if turns and turns[-1].key.startswith(UNNAMED) and not turns[-1].assistant:
                 turns[-1].key = f"{NAME}:{session_id}:{turn_id}"  # the prompt was logged before its turn began
         elif kind == "user_message" and isinstance(payload.get("message"), str) and payload["message"].strip():
-            key = f"{NAME}:{session_id}:{turn_id}" if turn_id else f"{UNNAMED}{number}"
+            key = f"{NAME}:{session_id}:{turn_id}" if turn_id else f"{UNNAMED}{offset}"
             if turns and turns[-1].key == key and not turns[-1].assistant:
                 turns[-1].user = clip(f"{turns[-1].user}\n\n{payload['message']}")  # said twice in one turn
             else:
-                turns.append(Turn(key, clip(payload["message"].strip()), "", record.get("timestamp")))
+                turns.append(Turn(key, clip(payload["message"].strip()), "", record.get("timestamp"),
+                                  offset if began is None else began))
         elif kind == "agent_message" and turns and isinstance(payload.get("message"), str):
             turns[-1].assistant = clip("\n\n".join(t for t in (turns[-1].assistant, payload["message"].strip()) if t))
         elif kind == "task_complete":
             if turns and not turns[-1].assistant:
                 turns[-1].assistant = clip(str(payload.get("last_agent_message") or ""))
-            turn_id = ""
-    return turns
+            turn_id, began = "", None
+    return turns, end

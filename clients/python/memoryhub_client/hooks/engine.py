@@ -10,6 +10,7 @@ written once.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import subprocess
@@ -18,6 +19,7 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from memoryhub_client.client import MemoryHubClient
@@ -46,6 +48,35 @@ class Turn:
     user: str
     assistant: str
     at: str | None = None
+    start: int = 0  # where its first line begins in the agent's log: a later read may begin there
+
+
+def read_jsonl(path: Any, start: int = 0) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    """An agent's log from byte `start` on: (offset, record) per JSON object line, and where the next read should
+    begin (before a last line still being written). A log shorter than `start` was replaced: read it whole."""
+    if not path:
+        return [], 0
+    try:
+        with open(Path(str(path)).expanduser(), "rb") as f:
+            if start > os.fstat(f.fileno()).st_size:
+                start = 0
+            f.seek(start)
+            data = f.read()
+    except OSError as exc:
+        log.warning("cannot read the agent's log: %s", exc)
+        return [], start
+    records, offset = [], start
+    for raw in data.splitlines(keepends=True):
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            record = None
+        if isinstance(record, dict):
+            records.append((offset, record))
+        if not raw.endswith(b"\n"):
+            break  # the agent is still writing it: read it again next time
+        offset += len(raw)
+    return records, offset
 
 
 def bounded(seconds: float, work: Callable[[], T], default: T) -> T:

@@ -32,11 +32,22 @@ class SessionState:
         self.archived: set[str] = set(data.get("archived") or [])
         self.prompts: dict[str, str] = dict(data.get("prompts") or {})
         self.answers: dict[str, str] = dict(data.get("answers") or {})
+        self.log: dict[str, Any] = dict(data.get("log") or {})  # {"path", "offset"}: where to read on from
+
+    def offset(self, path: Any) -> int:
+        """Where the agent's log at `path` may be read on from: nothing before it is left to archive."""
+        return int(self.log.get("offset") or 0) if path and self.log.get("path") == str(path) else 0
+
+    def read_up_to(self, path: Any, turns: list[Any], end: int) -> None:
+        """Remember how far the log is done with: the start of its first turn not archived yet, else `end`."""
+        if path:
+            waiting = [t.start for t in turns if t.key not in self.archived]
+            self.log = {"path": str(path), "offset": min(waiting) if waiting else end}
 
     def as_dict(self) -> dict[str, Any]:
         keep = list(self.prompts)[-PROMPTS_KEPT:]
         return {"archived": sorted(self.archived), "prompts": {k: self.prompts[k] for k in keep},
-                "answers": {k: v for k, v in self.answers.items() if k in keep}}
+                "answers": {k: v for k, v in self.answers.items() if k in keep}, "log": self.log}
 
 
 @contextmanager
