@@ -4,7 +4,6 @@
     memoryhub-hook setup --url URL --token TOKEN [--space SLUG] [--workspace PATH|none]
     memoryhub-hook check               the settings in use and whether the hub takes this token's turns
     memoryhub-hook install codex|cursor [--project DIR]   merge the hooks (and MCP entry) into the agent's files
-    memoryhub-hook mcp-headers         the Authorization header as JSON (an MCP client's headers helper)
 
 A hook never fails the agent: whatever goes wrong is written to `<home>/hook.log` and the hook prints nothing
 (Cursor's beforeSubmitPrompt still lets the prompt through) and exits 0. Agents treat exit code 2 as "block this",
@@ -49,7 +48,6 @@ def main(argv: list[str] | None = None) -> int:
     add = commands.add_parser("install", help="merge memoryhub's hooks into an agent's configuration")
     add.add_argument("agent", choices=sorted(install.TARGETS))
     add.add_argument("--project", help="the project's own files (.codex/, .cursor/) instead of your home's")
-    commands.add_parser("mcp-headers", help="print {\"Authorization\": \"Bearer …\"} for an MCP client")
     commands.add_parser("drain", help="send what the spool holds (started by the hooks themselves)")
     for agent in AGENTS:
         commands.add_parser(agent, help=f"a {agent} hook: {', '.join(AGENTS[agent].EVENTS)}")
@@ -65,9 +63,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "install":
         for line in install.install(args.agent, settings, project=args.project):
             print(line)
-        return 0
-    if args.command == "mcp-headers":
-        print(json.dumps({"Authorization": f"Bearer {settings.token}"} if settings.token else {}))
         return 0
     if args.command == "drain":
         setup_log(settings)
