@@ -350,3 +350,21 @@ def test_a_client_with_its_own_notebooks_gets_the_recall_part_alone(api):
 def test_notebooks_argument_must_be_a_boolean(api):
     r = api.post("context", {"session_id": "s1", "query": "", "notebooks": "no"})
     assert r.status_code == 400 and r.json()["error"]["field"] == "notebooks"
+
+
+def test_a_pinned_notebook_entry_is_not_shown_again_as_a_card(api):
+    memory(api, action="add", target="memory", content="The ledger team deploys on Fridays only.")
+    turn = api.turn("The ledger's nightly backup goes to the NAS at 02:00", "Noted.").json()["entry"]
+    data = context(api, session_id="pinned-once", query="when does the ledger team deploy?")
+    assert data["text"].count("Fridays only") == 1 and data["text"].startswith("## MEMORY")
+    assert f"id={turn['id']}" in data["text"]  # recall still shows the other cards
+
+
+def test_without_notebooks_the_sessions_own_notebook_entries_stay_out_of_the_cards(api):
+    """The hooks pinned the session's notebooks at its start and the Hermes provider injects its own: the mirror
+    of an entry they already gave the model is no news to it; one written after the session began still is."""
+    memory(api, action="add", target="memory", content="The ledger team deploys on Fridays only.")
+    assert "Fridays only" in context(api, session_id="hooked", query="")["text"]  # the session starts
+    memory(api, action="add", target="memory", content="The ledger team froze deploys for the audit week.")
+    data = context(api, session_id="hooked", query="when does the ledger team deploy?", notebooks=False)
+    assert "Fridays only" not in data["text"] and "audit week" in data["text"]

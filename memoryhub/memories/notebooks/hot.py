@@ -433,3 +433,17 @@ def render_snapshot(books: list[dict], max_chars: int) -> tuple[str, list[dict]]
                 lines += section
             items.append(item)
     return "\n".join(lines), items
+
+
+def entry_texts(books: list[dict], items: list[dict] | None = None) -> set[str]:
+    """The entry texts of the notebooks, or with render_snapshot's `items` only those it showed: what a reader
+    already has, so recall need not show their mirrored entries again."""
+    shown = None if items is None else {item["id"]: item["shown"] for item in items}
+    texts: set[str] = set()
+    for book in books:
+        for target in TARGETS:
+            entries = book.get(target) or []
+            if shown is not None:
+                entries = entries[:shown.get(f"notebook:{book['key']}:{target}", 0)]
+            texts.update(e.strip() for e in entries)
+    return texts

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from memoryhub.memories.recall import block, references
 from memoryhub.memories.recall.remote_reads import Asked, Missing, read_deadline
@@ -116,16 +116,17 @@ def note_recall(cards: list[Card], query: str, actor: str) -> None:
 
 def inject(spaces: list[MemorySpace], query: str, *, origin: str | None, session_id: str = "",
            max_chars: int | None = None, home: MemorySpace | None = None,
-           skip_tags: Iterable[str] = AUTOMATIC_SKIP,
-           missing: list[Missing] | None = None) -> tuple[block.Context, list[Card]]:
+           skip_tags: Iterable[str] = AUTOMATIC_SKIP, missing: list[Missing] | None = None,
+           known: Collection[str] = ()) -> tuple[block.Context, list[Card]]:
     """Exactly what /api/v1/context injects (the dashboard's recall preview calls this too): the block
     (block.py) and the cards it shows, which the caller counts as recalled.
 
     Spaces whose `inject` setting is off are left out; the budget and card count default to the
     home space's settings (the space writes go to), else the global defaults. The block chooses
     among CANDIDATES_PER_CARD search hits per card it may show. Test and archived entries stay out
-    unless `skip_tags` (the agent's skipTags) leaves them in. Third-party spaces that failed or were late
-    are added to `missing`.
+    unless `skip_tags` (the agent's skipTags) leaves them in, and so do entries whose text is in `known`
+    (the notebook entries the reader already has). Third-party spaces that failed or were late are added to
+    `missing`.
     """
     config = space_settings.effective(home)
     budget = config["maxInjectChars"] if max_chars is None else max_chars
@@ -134,6 +135,8 @@ def inject(spaces: list[MemorySpace], query: str, *, origin: str | None, session
     cards = (search(injected, query, limit=config["maxRecall"] * CANDIDATES_PER_CARD, origin=origin,
                     skip_tags=skip_tags, errors=missing, home=home, referred=referred)
              if query.strip() and injected else [])
+    if known:
+        cards = [c for c in cards if c.entry is None or c.entry.body.strip() not in known]
     shown_for = f"{query} {referred.words}" if referred else query  # the referents' words choose sentences too
     ctx = block.build(injected, cards, shown_for, max_chars=budget, origin=origin, max_cards=config["maxRecall"])
     return ctx, [c for c in cards if c.id in ctx.why]
@@ -150,14 +153,19 @@ def context_block(books: list[dict], spaces: list[MemorySpace], query: str, *, o
     The notebooks may first take at most hot.PINNED_SHARE of the budget, so full ones never crowd out the cards
     of the query; whatever recall leaves unused then goes back to them (a query without hits gets notebooks
     nearly up to the whole budget). `notebooks=False` is for a client that injects its own notebooks (the
-    Hermes provider mirrors them): the block alone, within the whole budget."""
+    Hermes provider mirrors them) or had them at its session's start (the hooks): the block alone, within the
+    whole budget. Either way no card repeats a notebook entry the reader has (the entries mirrored into the
+    spaces would otherwise come back as cards of a query that shares their words)."""
     budget = space_settings.effective(home)["maxInjectChars"] if max_chars is None else max_chars
-    books = books if notebooks else []
-    first, _items = hot.render_snapshot(books, budget // hot.PINNED_SHARE)
+    pinned_here = books if notebooks else []
+    first, first_items = hot.render_snapshot(pinned_here, budget // hot.PINNED_SHARE)
+    # what the reader has: the session's notebooks when it pins its own, else the entries pinned here (the final
+    # render below shows at least these, having at least as much room)
+    known = hot.entry_texts(books, first_items if notebooks else None)
     ctx, cards = inject(spaces, query, origin=origin, session_id=session_id,
                         max_chars=max(0, budget - len(first) - (1 if first else 0)), home=home, skip_tags=skip_tags,
-                        missing=missing)
-    pinned, pinned_items = hot.render_snapshot(books, max(0, budget - len(ctx.text) - (1 if ctx.text else 0)))
+                        missing=missing, known=known)
+    pinned, pinned_items = hot.render_snapshot(pinned_here, max(0, budget - len(ctx.text) - (1 if ctx.text else 0)))
     ctx.text = "\n".join(t for t in (pinned, ctx.text) if t)
     ctx.items = pinned_items + ctx.items
     ctx.why.update({item["id"]: {"code": "notebook", "entries": item["entries"], "shown": item["shown"]}
