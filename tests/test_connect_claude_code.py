@@ -18,32 +18,9 @@ import time
 import uuid
 from pathlib import Path
 
-import httpx
-
-from tests.test_hooks import CLAUDE, FIXTURES, session_ended
+from tests.test_hooks import CLAUDE, FIXTURES, Dashboard, session_ended
 
 TRANSCRIPT = FIXTURES / "claude-code-transcript.jsonl"
-
-
-class Dashboard:
-    """A person logged in on the served hub's dashboard (the admin `ensure_admin` made)."""
-
-    def __init__(self, hub):
-        self.http = httpx.Client(base_url=hub.url, timeout=30, follow_redirects=True)
-        self.post("/login/", {"username": "admin", "password": hub.env["MEMORYHUB_ADMIN_PASSWORD"]})
-
-    def get(self, path: str, **params) -> str:
-        answer = self.http.get(path, params=params)
-        assert answer.status_code == 200, (path, answer.status_code)
-        return answer.text
-
-    def post(self, path: str, data: dict) -> str:
-        form = self.get(path)
-        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
-        answer = self.http.post(path, data={**data, "csrfmiddlewaretoken": csrf},
-                                headers={"Referer": f"{self.http.base_url}{path}"})
-        assert answer.status_code == 200, (path, answer.status_code)
-        return answer.text
 
 
 def snippet(page: str, key: str) -> str:
@@ -153,9 +130,7 @@ def test_the_connect_pages_claude_code_steps_close_the_loop(hub, tmp_path):
     assert slug.startswith("ledger-")  # the project's own space: the hooks name the working directory
     space_page = html.unescape(person.get(f"/spaces/{slug}/"))
     assert "Where does the nightly backup of the ledger database go?" in space_page
-    preview = re.search(r'<pre id="recall-text" class="frame">(.*?)</pre>',
-                        person.get(f"/spaces/{slug}/recall/", q=second, notebooks="without"), re.S)
-    assert preview and html.unescape(preview.group(1)) == injected
+    assert person.recall_preview(slug, q=second, notebooks="without") == injected
 
     agent.turns_done(2)
     agent.fire("Stop")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from memoryhub_client import MemoryHubClient
+from memoryhub_client import MemoryHubClient, MemoryHubError
 from memoryhub_client.hooks import config, install
 
 from tests.livehub import ROOT, LiveHub
@@ -181,6 +181,23 @@ def test_claude_code_precompact_and_session_end_archive_the_rest_and_end_the_ses
     assert turns[-1]["assistant"] == "好的，老王。\n\n备份完成后我会提醒你。"
     assert turns[-1]["at"].startswith("2025-11-03 10:02:10")  # the transcript's time, not the hook's
     assert session_ended(hub, agent.session)
+
+
+def test_claude_code_session_end_ends_the_sessions_vault_grants(hub, agent):
+    vault = f"diary-{agent.session[:8]}"
+    with MemoryHubClient(hub.url, agent.env["MEMORYHUB_TOKEN"]) as client:
+        client.create_space(vault, "Diary", access="vault")
+        client.call_tool("memory_save", agent.session, {"category": "progress", "title": "Ledger restore drill",
+                                                        "body": "Restored the ledger from the NAS in 14 minutes.",
+                                                        "space": vault})
+        asked = client.call_tool("memory_request", agent.session, {"space": vault, "query": "restore"})
+        Dashboard(hub).post(f"/vault/requests/{asked['request_id']}/approve", {"all": "1"}, form="/vault/requests/")
+        read = client.call_tool("memory_read", agent.session, {"request_id": asked["request_id"]})
+        assert [e["title"] for e in read["entries"]] == ["Ledger restore drill"]
+        agent.run("claude-code", "SessionEnd", agent.payload(CLAUDE, "SessionEnd"))
+        with pytest.raises(MemoryHubError) as refused:
+            client.call_tool("memory_read", agent.session, {"request_id": asked["request_id"]})
+    assert refused.value.status == 403 and session_ended(hub, agent.session)
 
 
 def test_a_hub_that_is_down_costs_the_agent_at_most_the_bound_and_loses_nothing(hub, agent):
@@ -376,17 +393,32 @@ def test_the_claude_code_plugin_runs_the_hook_command_at_each_event():
     assert server["type"] == "http" and server["url"].endswith("/mcp") and "${MEMORYHUB_TOKEN}" in str(server)
 
 
-def recall_preview(hub: LiveHub, slug: str, **params: str) -> str:
-    """The recall preview's block, as a person logged in on the served hub's dashboard sees it."""
-    with httpx.Client(base_url=hub.url, timeout=30) as browser:
-        login = browser.get("/login/")
-        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login.text).group(1)
-        browser.post("/login/", data={"username": "admin", "password": hub.env["MEMORYHUB_ADMIN_PASSWORD"],
-                                      "csrfmiddlewaretoken": csrf}, headers={"Referer": f"{hub.url}/login/"})
-        page = browser.get(f"/spaces/{slug}/recall/", params=params).text
-    found = re.search(r'<pre id="recall-text" class="frame">(.*?)</pre>', page, re.S)
-    assert found, page[:500]
-    return html.unescape(found.group(1))
+class Dashboard:
+    """A person logged in on the served hub's dashboard (the admin `ensure_admin` made)."""
+
+    def __init__(self, hub: LiveHub):
+        self.http = httpx.Client(base_url=hub.url, timeout=30, follow_redirects=True)
+        self.post("/login/", {"username": "admin", "password": hub.env["MEMORYHUB_ADMIN_PASSWORD"]})
+
+    def get(self, path: str, **params) -> str:
+        answer = self.http.get(path, params=params)
+        assert answer.status_code == 200, (path, answer.status_code)
+        return answer.text
+
+    def post(self, path: str, data: dict, form: str | None = None) -> str:
+        """`data` sent as the form on `form` (else `path`) would send it, with its CSRF token."""
+        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', self.get(form or path)).group(1)
+        answer = self.http.post(path, data={**data, "csrfmiddlewaretoken": csrf},
+                                headers={"Referer": f"{self.http.base_url}{form or path}"})
+        assert answer.status_code == 200, (path, answer.status_code)
+        return answer.text
+
+    def recall_preview(self, slug: str, **params: str) -> str:
+        """The recall preview's block as the page shows it."""
+        found = re.search(r'<pre id="recall-text" class="frame">(.*?)</pre>',
+                          self.get(f"/spaces/{slug}/recall/", **params), re.S)
+        assert found
+        return html.unescape(found.group(1))
 
 
 def test_after_one_conversation_the_recall_preview_is_what_the_hooks_injected(hub, agent):
@@ -399,4 +431,4 @@ def test_after_one_conversation_the_recall_preview_is_what_the_hooks_injected(hu
     out, _ = agent.run("claude-code", "UserPromptSubmit", agent.payload(CLAUDE, "UserPromptSubmit", prompt=question))
     injected = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "1,204,311 rows" in injected
-    assert recall_preview(hub, slug, q=question, notebooks="without") == injected
+    assert Dashboard(hub).recall_preview(slug, q=question, notebooks="without") == injected
