@@ -1,9 +1,12 @@
-"""The issue's "done" for Claude Code, as a person does it: the Connect page of the served hub makes a token and
+"""README's first five minutes as a person goes through them on a served hub.
+
+Claude Code (the issue's "done"): the Connect page of the served hub makes a token and
 shows the steps; they are followed as written (the client installed from the path the page names, the settings'
 env, the plugin found through the marketplace the page adds); Claude Code's part is played by running the plugin's
 hook commands through a shell with its documented payloads (tests/fixtures/hooks/claude-code.json) and transcript.
 Then the page says archive and inject were seen, the turns are in the project's space, and its recall preview is
-what was injected."""
+what was injected. curl: the README's two calls run as written, with the hub's address and a token. (Codex,
+Cursor, MCP clients and Hermes/Python: tests/test_hooks.py and tests/test_connect.py run their steps.)"""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import time
 import uuid
 from pathlib import Path
 
+from tests.livehub import ROOT
 from tests.test_hooks import CLAUDE, FIXTURES, Dashboard, session_ended
 
 TRANSCRIPT = FIXTURES / "claude-code-transcript.jsonl"
@@ -137,3 +141,18 @@ def test_the_connect_pages_claude_code_steps_close_the_loop(hub, tmp_path):
     agent.fire("SessionEnd")
     assert "Archive: 2 turns arrived" in status(person, page, {"archive": "seen"})
     assert session_ended(hub, agent.session)
+
+
+def test_the_readmes_two_curl_calls_archive_a_turn_and_answer_its_block(hub):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"Without an MCP client.*?```sh\n(.*?)```", readme, re.S).group(1)
+    assert block.startswith("TOKEN=mh_...\n")
+    script = block.replace("TOKEN=mh_...", f"TOKEN={shlex.quote(hub.token(name='readme-curl'))}")
+    script = script.replace("http://127.0.0.1:8000", hub.url)
+    done = subprocess.run(["/bin/bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    turn, context = (json.loads(line) for line in done.stdout.replace("}{", "}\n{").splitlines())
+    assert turn["entry"]["space"] == "default"
+    # what the user is called, learnt from the turn just archived (not a notebook another test pinned)
+    assert re.search(r"## Who the user is\n[^#]*老王", context["text"]), context["text"]
