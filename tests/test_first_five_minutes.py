@@ -1,12 +1,11 @@
-"""README's first five minutes as a person goes through them on a served hub.
-
-Claude Code (the issue's "done"): the Connect page of the served hub makes a token and
-shows the steps; they are followed as written (the client installed from the path the page names, the settings'
-env, the plugin found through the marketplace the page adds); Claude Code's part is played by running the plugin's
-hook commands through a shell with its documented payloads (tests/fixtures/hooks/claude-code.json) and transcript.
-Then the page says archive and inject were seen, the turns are in the project's space, and its recall preview is
-what was injected. curl: the README's two calls run as written, with the hub's address and a token. (Codex,
-Cursor, MCP clients and Hermes/Python: tests/test_hooks.py and tests/test_connect.py run their steps.)"""
+"""README's first five minutes as a person goes through them on a served hub: the Connect page makes a token and
+shows each agent's steps, which are followed as written (the client installed from the path the page names, its
+setup and install commands run through a shell, the files they write read as the agent reads them); the agent's own
+part is played by running the hook commands it would run, through a shell, with its documented payloads and
+transcript (tests/fixtures/hooks, each citing the vendor's page). Then the page says archive and inject were seen,
+the turns are in the project's space, and its recall preview is what was injected (the issue's "done" for Claude
+Code). curl: the README's two calls run as written. (MCP clients and Hermes/Python: tests/test_connect.py runs
+their steps.)"""
 
 from __future__ import annotations
 
@@ -21,8 +20,10 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 from tests.livehub import ROOT
-from tests.test_hooks import CLAUDE, FIXTURES, Dashboard, session_ended
+from tests.test_hooks import CLAUDE, CODEX, CURSOR, FIXTURES, Dashboard, session_ended
 
 TRANSCRIPT = FIXTURES / "claude-code-transcript.jsonl"
 
@@ -34,17 +35,37 @@ def snippet(page: str, key: str) -> str:
     return html.unescape(found.group(1))
 
 
-def install_client(step: str, prefix: Path) -> tuple[Path, Path]:
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> dict:
+    return {"prefix": tmp_path_factory.mktemp("person") / "prefix"}
+
+
+def install_client(step: str, installed: dict, home: Path) -> dict:
     """Step 1 without pipx (the step's help names pip instead): the package from the directory the step names,
-    into a prefix of the person's own; a copy, so the build leaves the checkout as it was. Its bin and
-    site-packages."""
+    into a prefix of the person's own (once per module); a copy, so the build leaves the checkout as it was.
+    The environment the person's shell and agent then have."""
     command = shlex.split(step)
     assert command[:2] == ["pipx", "install"] and len(command) == 3, step
+    prefix = installed["prefix"]
+    if not prefix.exists():
+        _pip_install(Path(command[2]), prefix)
+    # PYTHONPATH: pip's --prefix is not on the interpreter's path the way pipx's own environment would be
+    return {"HOME": str(home), "PATH": f"{prefix / 'bin'}:/usr/bin:/bin",
+            "PYTHONPATH": str(next(prefix.glob("lib/python*/site-packages")))}
+
+
+def _pip_install(package: Path, prefix: Path) -> None:
     source = prefix.parent / "client-source"
-    shutil.copytree(command[2], source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    shutil.copytree(package, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--prefix", str(prefix),
                     str(source)], check=True, capture_output=True, timeout=300)
-    return prefix / "bin", next(prefix.glob("lib/python*/site-packages"))
+
+
+def in_shell(step: str, env: dict, cwd: Path) -> str:
+    """A step's lines pasted into a shell."""
+    done = subprocess.run(["/bin/sh", "-ec", step], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
 
 
 def plugin_hooks(step: str) -> tuple[Path, dict]:
@@ -60,27 +81,33 @@ def plugin_hooks(step: str) -> tuple[Path, dict]:
     return root, json.loads((root / "hooks" / "hooks.json").read_text())["hooks"]
 
 
-class ClaudeCode:
-    """What Claude Code does with the plugin's hooks: each event's commands through a shell, the payload on stdin,
-    the settings' env and the plugin root in the environment, within the hook's timeout."""
+class Agent:
+    """What an agent does with its hooks file: each event's commands (those whose matcher takes the payload's
+    `source`) through a shell, the payload on stdin, in the project directory, within the hook's timeout."""
 
-    def __init__(self, root: Path, hooks: dict, env: dict, home: Path, project: Path):
-        self.hooks, self.project = hooks, project
-        self.env = {"HOME": str(home), **env, "CLAUDE_PLUGIN_ROOT": str(root), "CLAUDE_PROJECT_DIR": str(project)}
-        self.session = str(uuid.uuid4())
-        self.transcript = home / ".claude" / "projects" / "ledger" / f"{self.session}.jsonl"
-        self.transcript.parent.mkdir(parents=True)
+    def __init__(self, hooks: dict, env: dict, project: Path, fixture: dict, session: str | None = None):
+        self.hooks, self.env, self.project, self.fixture = hooks, env, project, fixture
+        self.session = session or str(uuid.uuid4())
+        self.transcript = Path(env["HOME"]) / "transcripts" / f"{self.session}.jsonl"
+        self.transcript.parent.mkdir(parents=True, exist_ok=True)
 
-    def turns_done(self, n: int) -> None:
-        lines = TRANSCRIPT.read_text(encoding="utf-8").splitlines()[:CLAUDE["turn_ends"][n - 1]]
+    def turns_done(self, source: Path, n: int) -> None:
+        lines = source.read_text(encoding="utf-8").splitlines()[:self.fixture["turn_ends"][n - 1]]
         self.transcript.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     def fire(self, event: str, **changes) -> str:
-        payload = {**CLAUDE["payloads"][event], "session_id": self.session, "transcript_path": str(self.transcript),
-                   "cwd": str(self.project), **changes}
+        payload = {**self.fixture["payloads"][event], **changes}
+        for key in ("session_id", "conversation_id"):
+            if key in payload:
+                payload[key] = self.session
+        payload.update({"cwd": str(self.project)} if "cwd" in payload else {"workspace_roots": [str(self.project)]})
+        if payload.get("transcript_path") == "TRANSCRIPT":
+            payload["transcript_path"] = str(self.transcript)
         out = []
-        for group in self.hooks[event]:
-            for hook in group["hooks"]:
+        for entry in self.hooks[payload["hook_event_name"]]:
+            if not re.fullmatch(entry.get("matcher") or ".*", payload.get("source", "")):
+                continue
+            for hook in entry.get("hooks", [entry]):  # Claude Code and Codex group their hooks, Cursor does not
                 done = subprocess.run(["/bin/sh", "-c", hook["command"]], input=json.dumps(payload), text=True,
                                       capture_output=True, env=self.env, cwd=self.project, timeout=hook["timeout"])
                 assert done.returncode == 0 and done.stderr == "", done.stderr
@@ -90,6 +117,24 @@ class ClaudeCode:
     def injected(self, event: str, **changes) -> str:
         out = self.fire(event, **changes)
         return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
+
+
+def connect(hub, agent: str, tmp_path: Path) -> tuple[Dashboard, str, Path]:
+    """The person makes a token for `agent` on the Connect page (the Default space, unrestricted, as offered)."""
+    person = Dashboard(hub)
+    page = person.post("/connect/", {"name": f"{agent}-{uuid.uuid4().hex[:6]}", "space": "default", "origin": "local"})
+    project = tmp_path / "work" / f"ledger-{uuid.uuid4().hex[:6]}"
+    project.mkdir(parents=True)
+    return person, page, project
+
+
+def project_space(person: Dashboard, page: str) -> str:
+    """The space the page's connected state links the agent's first memory in: the project's own."""
+    connected = status(person, page, {"state": "connected", "archive": "seen", "inject": "seen"})
+    first = re.search(r'href="/spaces/([^/"]+)/entries/(\d+)/"', connected)
+    assert first, connected
+    assert first.group(1).startswith("ledger-")  # the hooks name the working directory as the workspace
+    return first.group(1)
 
 
 def status(person: Dashboard, page: str, want: dict, seconds: float = 40.0) -> str:
@@ -105,41 +150,79 @@ def status(person: Dashboard, page: str, want: dict, seconds: float = 40.0) -> s
         time.sleep(0.5)
 
 
-def test_the_connect_pages_claude_code_steps_close_the_loop(hub, tmp_path):
-    person = Dashboard(hub)
-    page = person.post("/connect/", {"name": f"claude-{uuid.uuid4().hex[:6]}", "space": "default",
-                                     "origin": "local"})
-    home, project = tmp_path / "home", tmp_path / "work" / f"ledger-{uuid.uuid4().hex[:6]}"
-    project.mkdir(parents=True)
-    bin_dir, site = install_client(snippet(page, "claude-install"), tmp_path / "prefix")
+def test_the_connect_pages_claude_code_steps_close_the_loop(hub, tmp_path, installed):
+    person, page, project = connect(hub, "claude", tmp_path)
+    env = install_client(snippet(page, "claude-install"), installed, tmp_path / "home")
     settings = json.loads(snippet(page, "claude-env"))  # step 2: what ~/.claude/settings.json gets
     assert settings["env"]["MEMORYHUB_URL"] == hub.url
     root, hooks = plugin_hooks(snippet(page, "claude-plugin"))
-    # PYTHONPATH: pip's --prefix is not on the interpreter's path the way pipx's own environment would be
-    agent = ClaudeCode(root, hooks, {**settings["env"], "PATH": f"{bin_dir}:/usr/bin:/bin", "PYTHONPATH": str(site)},
-                       home, project)
+    agent = Agent(hooks, {**env, **settings["env"], "CLAUDE_PLUGIN_ROOT": str(root),
+                          "CLAUDE_PROJECT_DIR": str(project)}, project, CLAUDE)
 
     agent.fire("SessionStart")
     agent.fire("UserPromptSubmit", prompt="Where does the nightly backup of the ledger database go?")
-    agent.turns_done(1)
+    agent.turns_done(TRANSCRIPT, 1)
     assert agent.fire("Stop") == ""
     second = "Have a sub-agent check that last night's copy is complete."
     injected = agent.injected("UserPromptSubmit", prompt=second)
     assert "nas:/backups/ledger" in injected  # the first turn, recalled for the second prompt
 
-    connected = status(person, page, {"state": "connected", "archive": "seen", "inject": "seen"})
-    first = re.search(r'href="/spaces/([^/"]+)/entries/(\d+)/"', connected)
-    assert first, connected
-    slug = first.group(1)
-    assert slug.startswith("ledger-")  # the project's own space: the hooks name the working directory
-    space_page = html.unescape(person.get(f"/spaces/{slug}/"))
-    assert "Where does the nightly backup of the ledger database go?" in space_page
+    slug = project_space(person, page)
+    assert "Where does the nightly backup of the ledger database go?" in html.unescape(person.get(f"/spaces/{slug}/"))
     assert person.recall_preview(slug, q=second, notebooks="without") == injected
 
-    agent.turns_done(2)
+    agent.turns_done(TRANSCRIPT, 2)
     agent.fire("Stop")
     agent.fire("SessionEnd")
     assert "Archive: 2 turns arrived" in status(person, page, {"archive": "seen"})
+    assert session_ended(hub, agent.session)
+
+
+def test_the_connect_pages_codex_steps_close_the_loop(hub, tmp_path, installed):
+    person, page, project = connect(hub, "codex", tmp_path)
+    env = install_client(snippet(page, "codex-install"), installed, tmp_path / "home")
+    said = in_shell(snippet(page, "codex-setup"), env, tmp_path)  # setup, then install codex
+    assert "ready" in said and "hooks.json" in said
+    token = shlex.split(snippet(page, "codex-env").removeprefix("export "))[0].split("=", 1)[1]
+    env["MEMORYHUB_TOKEN"] = token  # step 3, from the shell profile: the MCP entry's bearer
+    codex = Path(env["HOME"]) / ".codex"
+    assert f'url = "{hub.url}/mcp"' in (codex / "config.toml").read_text()
+    agent = Agent(json.loads((codex / "hooks.json").read_text())["hooks"], env, project, CODEX)
+
+    agent.fire("SessionStart")
+    agent.fire("UserPromptSubmit")
+    agent.turns_done(FIXTURES / "codex-rollout.jsonl", 1)
+    agent.fire("Stop")
+    second = "Is the ledger backup on the NAS complete?"
+    injected = agent.injected("UserPromptSubmit", prompt=second, turn_id=CODEX["payloads"]["Stop2"]["turn_id"])
+    assert "nas:/backups/ledger" in injected
+
+    slug = project_space(person, page)
+    assert "Where does the nightly backup of the ledger database go?" in html.unescape(person.get(f"/spaces/{slug}/"))
+    assert person.recall_preview(slug, q=second, notebooks="without") == injected
+
+
+def test_the_connect_pages_cursor_steps_close_the_loop(hub, tmp_path, installed):
+    person, page, project = connect(hub, "cursor", tmp_path)
+    env = install_client(snippet(page, "cursor-install"), installed, tmp_path / "home")
+    step = snippet(page, "cursor-setup")
+    assert "/path/to/your/project" in step
+    said = in_shell(step.replace("/path/to/your/project", shlex.quote(str(project))), env, tmp_path)
+    assert "memoryhub.mdc" in said
+    cursor = project / ".cursor"
+    assert "memory_context" in (cursor / "rules" / "memoryhub.mdc").read_text()  # the per-prompt block, by rule
+    mcp = json.loads((cursor / "mcp.json").read_text())["mcpServers"]["memoryhub"]
+    assert mcp["url"] == f"{hub.url}/mcp" and mcp["headers"]["Authorization"].startswith("Bearer mh_")
+    agent = Agent(json.loads((cursor / "hooks.json").read_text())["hooks"], env, project, CURSOR)
+
+    assert json.loads(agent.fire("sessionStart") or "{}").keys() <= {"additional_context"}
+    assert json.loads(agent.fire("beforeSubmitPrompt")) == {"continue": True}
+    agent.fire("afterAgentResponse")
+    agent.fire("afterAgentResponse2")
+    agent.fire("stop")
+    slug = project_space(person, page)
+    assert "Where does the nightly backup of the ledger database go?" in html.unescape(person.get(f"/spaces/{slug}/"))
+    agent.fire("sessionEnd")
     assert session_ended(hub, agent.session)
 
 
