@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from memoryhub.access import people
 from memoryhub.access.call import Call
 from memoryhub.agents import sessions
 from memoryhub.core.errors import ApiError, bad
@@ -226,7 +227,12 @@ def shows_derived(space: MemorySpace) -> bool:
 # --- one object ---------------------------------------------------------------------------
 def _readable_space(call: Call, space: MemorySpace, record_id: str) -> None:
     """The space behind one memory id: allowed and active. A vault, or a space the token may not use, is as if
-    the memory did not exist: the answer names no space (its slug alone may say what it is about)."""
+    the memory did not exist: the answer names no space (its slug alone may say what it is about). A person
+    (PersonCall) reaches what access/people opens to them: staff every space, vaults and switched-off ones too."""
+    if call.person is not None:
+        if not people.may_open(call.person, space):
+            raise ApiError("not_found", f"no memory {record_id!r}", "id")
+        return
     if space.is_vault or (call.restricted_to and space.pk not in call.restricted_to):
         raise ApiError("not_found", f"no memory {record_id!r}", "id")
     if not space.active:

@@ -12,6 +12,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 
 from memoryhub.access import people
+from memoryhub.access.call import PersonCall
 from memoryhub.access.people import Perm, Role
 from memoryhub.audit.models import AuditEvent, record
 from memoryhub.dashboard import labels
@@ -54,6 +55,11 @@ def audited(request: HttpRequest, action: str, target: str = "", before=None, af
     """A change the signed-in person made, in the audit log under their name: what it found, what it left."""
     return record(people.person(request).actor, action, target, user=request.user, before=before, after=after,
                   **detail)
+
+
+def person_call(request: HttpRequest) -> PersonCall:
+    """The signed-in person as the caller of an operation (dashboard/forms/rules.perform)."""
+    return PersonCall(who=people.person(request))
 
 
 def space_for_user(request: HttpRequest, slug: str, *, native: bool = False, can: str = "") -> MemorySpace:

@@ -66,7 +66,3 @@ class DataSelect(DataOptions, forms.Select):
 class DataSelectMultiple(DataOptions, forms.SelectMultiple):
     pass
 
-
-def split_tags(value: str) -> list[str]:
-    """Comma-separated tags, trimmed, without repeats, at most 20."""
-    return list(dict.fromkeys(t.strip() for t in value.split(",") if t.strip()))[:20]

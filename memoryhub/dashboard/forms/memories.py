@@ -2,42 +2,43 @@
 
 from __future__ import annotations
 
-import re
-
 from django import forms
-from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from memoryhub.dashboard import labels
-from memoryhub.dashboard.forms.fields import split_tags
-from memoryhub.memories.facts.slots import MAX_VALUE_CHARS, is_real_path
+from memoryhub.dashboard.forms.rules import Rule, RuleForm
+from memoryhub.memories.facts.slots import PREDICATE_SHAPE, is_real_path
 from memoryhub.memories.models import CATEGORIES
 
 CATEGORY_CHOICES = labels.choices("category", CATEGORIES)
-PREDICATE_SHAPE = re.compile(r"^[A-Za-z][A-Za-z_]{0,59}$")
 
 
-class NoteForm(forms.Form):
-    text = forms.CharField(label=_("Note"), max_length=settings.MEMORYHUB["MAX_ENTRY_CHARS"],
-                           widget=forms.Textarea(attrs={"rows": 3, "placeholder": _("Something the agents should remember")}))
-    title = forms.CharField(label=_("Title"), max_length=300, required=False)
-    category = forms.ChoiceField(label=_("Category"), choices=[("", _("guess from the text"))] + CATEGORY_CHOICES,
-                                 required=False)
-    tags = forms.CharField(label=_("Tags"), max_length=500, required=False, help_text=_("Comma-separated."))
+class NoteForm(RuleForm):
+    """A person's note: its text under memory_note's rule, its title, category and tags under memory_save's.
 
-    def clean_tags(self) -> list[str]:
-        return split_tags(self.cleaned_data["tags"])
+    Unlike an agent's memory_save, the title and the category may be left out: the hub derives a title from the
+    text and guesses the category (a person noting something down should not have to classify it first)."""
+
+    rules = {
+        "text": Rule(_("Note"), "memory_note", widget=forms.Textarea(
+            attrs={"rows": 3, "placeholder": _("Something the agents should remember")})),
+        "title": Rule(_("Title"), "memory_save", required=False),
+        "category": Rule(_("Category"), "memory_save", required=False, labels="category",
+                         blank=_("guess from the text")),
+        "tags": Rule(_("Tags"), "memory_save", help_text=_("Comma-separated.")),
+    }
 
 
-class EntryForm(forms.Form):
-    title = forms.CharField(label=_("Title"), max_length=300, required=False)
-    body = forms.CharField(label=_("Text"), max_length=settings.MEMORYHUB["MAX_ENTRY_CHARS"],
-                           widget=forms.Textarea(attrs={"rows": 8}))
-    category = forms.ChoiceField(label=_("Category"), choices=CATEGORY_CHOICES)
-    tags = forms.CharField(label=_("Tags"), max_length=500, required=False, help_text=_("Comma-separated."))
+class EntryForm(RuleForm):
+    """A person's correction of an entry (agents have no edit): the fields an agent's memory_save has, under its
+    rules; the title may be blank, as the entry then shows its text's first line."""
 
-    def clean_tags(self) -> list[str]:
-        return split_tags(self.cleaned_data["tags"])
+    rules = {
+        "title": Rule(_("Title"), "memory_save", required=False),
+        "body": Rule(_("Text"), "memory_save", widget=forms.Textarea(attrs={"rows": 8})),
+        "category": Rule(_("Category"), "memory_save", labels="category"),
+        "tags": Rule(_("Tags"), "memory_save", help_text=_("Comma-separated.")),
+    }
 
 
 class MemoryFilterForm(forms.Form):
@@ -65,23 +66,28 @@ class MemoryFilterForm(forms.Form):
         return self.cleaned_data.get(name) if hasattr(self, "cleaned_data") else None
 
 
-class FactForm(forms.Form):
-    subject = forms.CharField(label=_("Subject"), max_length=100, initial="user")
-    predicate = forms.CharField(label=_("Predicate"), max_length=60,
-                                help_text=_("e.g. name, nickname, language, preference, skill"))
-    value = forms.CharField(label=_("Value"), max_length=MAX_VALUE_CHARS)
-    negative = forms.BooleanField(label=_("A \"don't\" (never injected)"), required=False)
+class FactForm(RuleForm):
+    """Assert a fact by hand: memory_facts' assert, under its rules (a blank subject is `user`, as for agents).
 
-    def clean_predicate(self) -> str:
-        predicate = self.cleaned_data["predicate"].strip()
-        if not PREDICATE_SHAPE.match(predicate):
-            raise forms.ValidationError(_("Letters and _ only, starting with a letter."))
-        return predicate
+    A person may also assert a "don't" (negative), which agents cannot: it is the owner's correction of what the
+    hub heard. The predicate's shape and a path's plausibility are the fact store's own rules (facts/slots.py),
+    checked here to say which one failed instead of the agents' "not a fact the hub can keep"."""
+
+    operation, fixed = "memory_facts", {"action": "assert"}
+    rules = {
+        "subject": Rule(_("Subject"), initial="user"),
+        "predicate": Rule(_("Predicate"), help_text=_("e.g. name, nickname, language, preference, skill"),
+                          required=True, widget=forms.TextInput(attrs={"list": "predicates"})),
+        "value": Rule(_("Value"), required=True),
+    }
+    negative = forms.BooleanField(label=_("A \"don't\" (never injected)"), required=False)
 
     def clean(self):
         data = super().clean()
-        value = " ".join(str(data.get("value", "")).split())
-        if data.get("predicate") == "path" and value and not is_real_path(value):
+        predicate, value = data.get("predicate") or "", " ".join(str(data.get("value") or "").split())
+        if predicate and not self.has_error("predicate") and not PREDICATE_SHAPE.match(predicate):
+            self.add_error("predicate", _("Letters and _ only, starting with a letter."))
+        elif predicate == "path" and value and not is_real_path(value):
             self.add_error("value", _("A path fact needs a plausible path, like /home/me/project or ~/notes."))
         data["value"] = value
         return data

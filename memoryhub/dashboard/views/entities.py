@@ -10,22 +10,26 @@ from __future__ import annotations
 from django.db.models import Count, Max, Min, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.access.people import Perm
 from memoryhub.audit.actions import Action
 from memoryhub.core.ids import row_id
-from memoryhub.dashboard.access import audited, capabilities, person_may, space_context, space_for_user
+from memoryhub.core.errors import ApiError
+from memoryhub.dashboard.access import audited, capabilities, person_call, person_may, space_context, space_for_user
+from memoryhub.dashboard.forms.graph import RECORD_ID, FeedbackForm, LinkForm
 from memoryhub.dashboard.partials import render_page
 from memoryhub.memories.models import EDGE_TYPES, Edge, EntityRef, Entry
 from memoryhub.memories.search import fulltext as fts
+from memoryhub.operations import registry
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.provider_services import provider_for, record_space_error
 from providers.base import Provider, ProviderError
+from providers.registry import get_provider_class
 
 ENTITY_LIMIT = 100
 RECORD_LIMIT = 50
+ENTITY_ID = 300  # the longest entity id a page asks a provider about (no agent operation names entities)
 PICK_LIMIT = 8  # memories the link picker offers at once
 EDGE_ORDER = {kind: n for n, kind in enumerate(("causal", "supersedes", "semantic", "entity", "temporal"))}
 
@@ -57,7 +61,7 @@ def _call(space: MemorySpace, work) -> tuple[object, str]:
 def entities_page(request: HttpRequest, slug: str) -> HttpResponse:
     """Entities with their mention counts; `?entity=` lists that entity's memories. Hindsight adds its bank stats."""
     space = _space_with(request, slug, "entities")
-    chosen = request.GET.get("entity", "")[:300]
+    chosen = request.GET.get("entity", "")[:ENTITY_ID]
 
     def load(provider: Provider) -> dict:
         return {"entities": provider.entities(limit=ENTITY_LIMIT), "stats": provider.stats(),
@@ -130,7 +134,7 @@ def related_context(space: MemorySpace, record_id: str, records, error: str, **e
 def related_records(request: HttpRequest, slug: str) -> HttpResponse:
     """The memories `related()` reaches from one memory (a partial, loaded into the memory's page)."""
     space = _space_with(request, slug, "related")
-    record_id = request.GET.get("id", "")[:300]
+    record_id = request.GET.get("id", "")[:RECORD_ID]
     if not record_id:
         raise Http404("no memory named")
     if space.is_native:
@@ -146,7 +150,7 @@ def link_candidates(request: HttpRequest, slug: str) -> HttpResponse:
     space = _space_with(request, slug, "link")
     if not space.is_native:
         raise Http404("only native spaces offer the picker")
-    source = request.GET.get("from", "")[:300]
+    source = request.GET.get("from", "")[:RECORD_ID]
     return render(request, "dashboard/entities.html#pick-list", {
         "space": space, "record_id": source, "candidates": pick_candidates(space, request.GET.get("q", "")[:500],
                                                                            source)})
@@ -155,42 +159,51 @@ def link_candidates(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @person_may(Perm.MEMORY_CHANGE)
 def link_records(request: HttpRequest, slug: str) -> HttpResponse:
-    """A person's explicit link between two memories (native's typed edges), where the provider declares `link`."""
+    """A person's explicit link between two memories: memory_link, as the person (its rules, its checks, the write
+    gateway's link with the person's name in the op log), for the memory of this space's page."""
     space = _space_with(request, slug, "link")
-    source, target = request.POST.get("from", "").strip()[:300], request.POST.get("to", "").strip()[:300]
-    kind = request.POST.get("kind", "semantic").strip()[:40] or "semantic"
+    form = LinkForm(request.POST)
+    source = str(form["from"].value() or "").strip()[:RECORD_ID]
     error = ""
-    if not source or not target or source == target:
-        error = _("Pick another memory to link this one to.")
+    if not form.is_valid():
+        error = form.refusal()
     else:
-        _done, error = _call(space, lambda provider: provider.link(source, target, kind))
-        if not error:
-            audited(request, Action.MEMORY_LINK, space.slug, after={"from": source, "to": target, "kind": kind})
-    records, load_error = ([], "")
-    if source and not space.is_native:
-        records, load_error = _call(space, lambda provider: provider.related(source, depth=1)[:RECORD_LIMIT])
-    context = related_context(space, source, records, error or load_error, linked=not error)
+        call = person_call(request)
+        try:
+            target = registry.get("memory_link").permission(call, "", form.arguments)
+            if target.space.pk != space.pk:
+                raise ApiError("not_found", f"no memory {source!r} in space {space.slug!r}", "from")
+            done = form.perform(call, target)
+        except ApiError as exc:
+            error = exc.message
+        else:
+            audited(request, Action.MEMORY_LINK, space.slug, after=done)
+    context = related_context(space, source, [], error, linked=not error)
     return render(request, "dashboard/entities.html#related", context, status=200 if not error else 422)
 
 
 @require_POST
 @person_may(Perm.MEMORY_CHANGE)
 def record_feedback(request: HttpRequest, slug: str) -> HttpResponse:
-    """A person's verdict on a memory (helpful / wrong) where the provider keeps trust (Holographic)."""
+    """A person's verdict on a memory (helpful / wrong) where the provider keeps trust (Holographic), under
+    memory_feedback's rules. It calls the provider itself rather than the operation, whose own audit record
+    (without the person's account, before or after) would stand beside this one."""
     space = space_for_user(request, slug)
+    if not get_provider_class(space.provider).has_trust or space.is_vault:
+        raise Http404("this space's provider keeps no trust")
+    form = FeedbackForm(request.POST)
+    if not form.is_valid():
+        return render(request, "dashboard/entities.html#trust", {"space": space, "error": form.refusal(),
+                                                               "record": None}, status=400)
+    record_id, verdict = form.cleaned_data["id"], form.cleaned_data["verdict"]
     provider = provider_for(space)
     try:
-        if not provider.has_trust or space.is_vault:
-            raise Http404("this space's provider keeps no trust")
-        record_id = request.POST.get("id", "").strip()[:300]
-        helpful = request.POST.get("verdict") == "helpful"
-        try:
-            updated = provider.feedback(record_id, helpful)
-        except ProviderError as exc:
-            return render(request, "dashboard/entities.html#trust", {"space": space, "error": exc.message,
-                                                                   "record": None}, status=422)
+        updated = provider.feedback(record_id, verdict == "helpful")
+    except ProviderError as exc:
+        return render(request, "dashboard/entities.html#trust", {"space": space, "error": exc.message,
+                                                               "record": None}, status=422)
     finally:
         provider.close()
     audited(request, Action.MEMORY_FEEDBACK, f"{space.slug}:{record_id}", after={
-        "verdict": "helpful" if helpful else "wrong", "trust": updated.extra.get("trust")})
+        "verdict": verdict, "trust": updated.extra.get("trust")})
     return render(request, "dashboard/entities.html#trust", {"space": space, "record": updated, "error": ""})

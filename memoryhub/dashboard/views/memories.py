@@ -22,11 +22,16 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import trigger_client_event
 
 from memoryhub.access.people import Perm
+from memoryhub.access.policy import Target
 from memoryhub.audit.actions import Action
 from memoryhub.audit.changes import differing, entry_state
+from memoryhub.core.errors import ApiError
 from memoryhub.core.ids import row_id, row_ids
-from memoryhub.dashboard.access import audited, capabilities, person_may, query_with, space_context, space_for_user
+from memoryhub.dashboard.access import (audited, capabilities, person_call, person_may, query_with, space_context,
+                                        space_for_user)
+from memoryhub.dashboard.forms.graph import RecordForm
 from memoryhub.dashboard.forms.memories import EntryForm, MemoryFilterForm, NoteForm
+from memoryhub.dashboard.forms.rules import perform
 from memoryhub.dashboard.partials import after_action, htmx_partial, render_page
 from memoryhub.memories.write import gateway, marks
 from memoryhub.memories.write.access_counts import recall_ids
@@ -213,10 +218,11 @@ def entry_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_POST
 @person_may(Perm.MEMORY_CHANGE)
 def entry_forget(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """memory_forget, as the person: the entry of this page, forgotten by the operation agents call."""
     space = space_for_user(request, slug, native=True)
     entry = native_entry(space, pk)
     with transaction.atomic():
-        gateway.forget(entry, actor=request.user.get_username())
+        perform(person_call(request), "memory_forget", {"id": str(entry.pk)}, Target(space, entry=entry))
         audited(request, Action.ENTRY_FORGET, f"{space.slug}:{pk}", before=entry_state(entry))
     return after_action(request, None, {}, "dashboard:space", slug)
 
@@ -224,15 +230,21 @@ def entry_forget(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_POST
 @person_may(Perm.MEMORY_CHANGE)
 def record_forget(request: HttpRequest, slug: str) -> HttpResponse:
-    """Forget one record of a third-party space, where its provider can."""
+    """Forget one record of a third-party space, where its provider can: memory_forget, as the person, so every
+    record a write became goes (the id a person sees is the provider's; an agent's carries the space's slug)."""
     space = space_for_user(request, slug, can="forget")
-    record_id = request.POST.get("id", "").strip()
-    if space.is_native or not record_id:
+    form = RecordForm(request.POST)
+    if space.is_native or not request.POST.get("id"):
         raise Http404("nothing to forget here")
+    if not form.is_valid():
+        return render(request, "dashboard/memories.html#inline-error", {"message": form.errors["id"][0]}, status=400)
+    record_id = form.cleaned_data["id"]
     try:
-        provider_for(space).forget(record_id)
+        perform(person_call(request), "memory_forget", {"id": f"{space.slug}:{record_id}"})
     except ProviderError as exc:
         record_space_error(space, exc)
+        return render(request, "dashboard/memories.html#inline-error", {"message": exc.message})
+    except ApiError as exc:
         return render(request, "dashboard/memories.html#inline-error", {"message": exc.message})
     audited(request, Action.RECORD_FORGET, f"{space.slug}:{record_id}", before={"id": record_id})
     return after_action(request, None, {}, "dashboard:space", slug)

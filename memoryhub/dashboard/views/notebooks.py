@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryhub.access.people import Perm
 from memoryhub.audit.models import AuditEvent
 from memoryhub.dashboard.access import person_may
+from memoryhub.dashboard.forms.notebooks import NotebookChangeForm
 from memoryhub.dashboard.partials import htmx_partial
 from memoryhub.memories.notebooks import hot as nb
 from memoryhub.spaces.models import Workspace
@@ -78,17 +79,20 @@ def notebook_page(request: HttpRequest, scope: str) -> HttpResponse:
 @require_POST
 @person_may(Perm.MEMORY_CHANGE)
 def notebook_change(request: HttpRequest, scope: str, target: str, action: str) -> HttpResponse:
-    """Add, replace or remove one entry through the same rules as the agents' memory tool."""
+    """Add, replace or remove one entry: the `memory` operation's rules (NotebookChangeForm), then the notebooks'
+    own apply() its run() calls, here with the person's account for the audit log."""
     workspace, target = scope_workspace(scope), checked_target(target)
     if action not in nb.ACTIONS:
         raise Http404("no such change")
-    content, old_text = request.POST.get("content", ""), request.POST.get("old_text", "")
-    op = nb.Op(action, target, content, old_text)
+    form = NotebookChangeForm(request.POST, fixed={"action": action, "target": target})
+    content, old_text = str(form["content"].value() or ""), str(form["old_text"].value() or "")
+    typed = {"action": action, "content": content, "old_text": old_text}
+    if not form.is_valid():
+        return answer(request, workspace, target, nb.Refused(form.refusal(), target=target), form=typed)
     try:
-        outcome = nb.apply(workspace, [op], actor=request.user.get_username(), user=request.user)
+        outcome = nb.apply(workspace, form.arguments.changes(), actor=request.user.get_username(), user=request.user)
     except nb.Refused as exc:
-        return answer(request, workspace, target, exc, form={"action": action, "content": content,
-                                                             "old_text": old_text})
+        return answer(request, workspace, target, exc, form=typed)
     return answer(request, workspace, target, done=done_message(outcome.applied[0]))
 
 

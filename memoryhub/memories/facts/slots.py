@@ -45,6 +45,7 @@ MULTI_VALUED = ("preference", "personality", "path", "tag", "skill", "habit", "e
                 "sibling", "pet", "allergy", "diet", "health", "goal", "owns", "trait", "dislike")
 PREDICATES = SINGLE_VALUED + MULTI_VALUED
 _PREDICATE_SHAPE = re.compile(r"^[A-Za-z][A-Za-z_]{0,59}$")
+PREDICATE_SHAPE = _PREDICATE_SHAPE  # the dashboard's fact form tells a person which rule a predicate broke
 MAX_VALUE_CHARS = 200
 
 
