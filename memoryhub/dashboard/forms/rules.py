@@ -28,6 +28,7 @@ from django import forms
 from pydantic import create_model
 
 from memoryhub.access.call import Call
+from memoryhub.core import jsonin
 from memoryhub.core.errors import ApiError
 from memoryhub.dashboard import labels
 from memoryhub.operations import registry
@@ -90,11 +91,17 @@ def form_field(rule: Rule, operation: str, argument: str) -> forms.Field:
     if schema.get("type") == "boolean":
         return forms.BooleanField(widget=rule.widget, **common)
     if schema.get("type") == "array":  # typed as "a, b": the operation's list rule splits it and counts
-        return forms.CharField(widget=rule.widget or forms.TextInput(attrs=attrs), **text, **common)
+        return without_validators(forms.CharField(widget=rule.widget or forms.TextInput(attrs=attrs), **text, **common))
     attrs["maxlength"] = schema["maxLength"]
     widget = rule.widget or forms.TextInput()
     widget.attrs.update(attrs)
-    return forms.CharField(widget=widget, **text, **common)
+    return without_validators(forms.CharField(widget=widget, **text, **common))
+
+
+def without_validators(field: forms.Field) -> forms.Field:
+    """Django's NUL check goes: core/jsonin refuses NUL (and lone surrogates) in the agents' words."""
+    field.validators = []
+    return field
 
 
 class RuleForm(forms.Form):
@@ -134,6 +141,7 @@ class RuleForm(forms.Form):
             if value in ("", None) and self.rules[name].required is False:
                 continue  # left out, as a person may here though an agent may not (the form's docstring says why)
             try:
+                jsonin.check({argument: value})  # NUL, lone surrogates: what the operation reads first
                 held = validate(argument_model(operation, argument), {argument: value})
             except ApiError as exc:
                 self.add_error(name, exc.message)

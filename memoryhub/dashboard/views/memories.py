@@ -237,15 +237,15 @@ def record_forget(request: HttpRequest, slug: str) -> HttpResponse:
     if space.is_native or not request.POST.get("id"):
         raise Http404("nothing to forget here")
     if not form.is_valid():
-        return render(request, "dashboard/memories.html#inline-error", {"message": form.errors["id"][0]}, status=400)
+        return render(request, "dashboard/memories.html#refusal", {"message": form.refusal()}, status=400)
     record_id = form.cleaned_data["id"]
     try:
         perform(person_call(request), "memory_forget", {"id": f"{space.slug}:{record_id}"})
     except ProviderError as exc:
         record_space_error(space, exc)
-        return render(request, "dashboard/memories.html#inline-error", {"message": exc.message})
-    except ApiError as exc:
-        return render(request, "dashboard/memories.html#inline-error", {"message": exc.message})
+        return render(request, "dashboard/memories.html#inline-error", {"message": exc.message, "provider_error": ""})
+    except ApiError as exc:  # the operation's refusal: no such record, or one its provider will not forget
+        return render(request, "dashboard/memories.html#refusal", {"message": exc.message})
     audited(request, Action.RECORD_FORGET, f"{space.slug}:{record_id}", before={"id": record_id})
     return after_action(request, None, {}, "dashboard:space", slug)
 
