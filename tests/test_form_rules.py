@@ -11,12 +11,15 @@ the dashboard and through the API: the person reads the sentence the agent reads
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 from django.utils.html import escape
 
+from memoryhub.access.call import PersonCall
+from memoryhub.access.people import Person
 from memoryhub.dashboard.forms import graph, memories, notebooks  # noqa: F401 (every RuleForm is declared)
 from memoryhub.dashboard.forms.rules import RuleForm, argument_schema
-from memoryhub.memories.models import Edge, Entry, Fact, Notebook
+from memoryhub.memories.models import Edge, Entry, Fact, Notebook, OpLog
 from memoryhub.memories.write import gateway
 from memoryhub.operations import registry
 from memoryhub.spaces.models import MemorySpace, ProviderService
@@ -217,8 +220,6 @@ def test_a_person_who_links_is_named_in_the_op_log_as_an_agent_is(world, client,
     r = client.post(reverse("dashboard:memory_link", args=["default"]),
                     {"from": world["a"].pk, "to": world["b"].pk, "kind": "causal"}, HTTP_HX_REQUEST="true")
     assert r.status_code == 200
-    from memoryhub.memories.models import OpLog
-
     assert OpLog.objects.filter(operation="link", actor=staff.username).exists()
     assert Edge.objects.filter(source=world["a"], target=world["b"], metadata__created_by=staff.username).exists()
 
@@ -239,3 +240,32 @@ def test_a_link_to_a_memory_of_another_space_is_refused_in_the_agents_words(worl
                     {"from": world["a"].pk, "to": far.pk}, HTTP_HX_REQUEST="true")
     assert r.status_code == 422 and "a link joins two memories of one space" in r.content.decode()
     assert not Edge.objects.filter(source=world["a"], target=far).exists()
+
+
+# --- a person as the caller of an operation (access/call.PersonCall) -----------------------------
+def test_staff_forget_a_vault_entry_and_one_of_a_switched_off_space_through_memory_forget(client, staff):
+    """The policy answers for a person as access/people says (staff open vaults and switched-off spaces), where an
+    agent's token is told there is no such memory."""
+    for slug, extra in (("safe", {"access": MemorySpace.Access.VAULT}), ("off", {"active": False})):
+        space = MemorySpace.objects.create(slug=slug, name=slug, **extra)
+        entry = gateway.write(space, gateway.Draft(body=f"kept in {slug}")).entry
+        r = client.post(reverse("dashboard:entry_forget", args=[slug, entry.pk]), HTTP_HX_REQUEST="true")
+        assert r.status_code == 200
+        entry.refresh_from_db()
+        assert entry.deleted_at is not None
+        assert OpLog.objects.filter(space=space, operation="forget", actor=staff.username).exists()
+
+
+def test_a_vault_memory_stays_hidden_from_an_agent_token(api):
+    space = MemorySpace.objects.create(slug="safe", name="safe", access=MemorySpace.Access.VAULT)
+    entry = gateway.write(space, gateway.Draft(body="secret")).entry
+    answer = api.tool("memory_forget", id=str(entry.pk))
+    assert answer.status_code == 404 and answer.json()["error"]["message"] == f"no memory '{entry.pk}'"
+
+
+def test_only_a_signed_in_person_becomes_a_caller(django_user_model):
+    with pytest.raises(ValueError):
+        PersonCall(who=Person(AnonymousUser()))
+    who = Person(django_user_model.objects.create_user("bea", password="x", is_staff=True))
+    call = PersonCall(who=who)
+    assert (call.actor, call.origin, call.is_local, call.restricted_to, call.person) == ("bea", "local", True, [], who)
