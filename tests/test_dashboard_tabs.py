@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from memoryhub.jobs.models import Job
@@ -50,8 +51,9 @@ def test_persona_shows_frame_and_saves_profile(client, staff):
 
 def test_too_long_profile_is_refused_inline(client, staff):
     space = default_space()
-    r = client.post(url("persona", "default"), {"profile": "x" * 5000}, **HX)
-    assert r.status_code == 200 and b"at most 4000" in r.content
+    cap = settings.MEMORYHUB["MAX_ENTRY_CHARS"]  # memory_profile's cap, for people as for agents
+    r = client.post(url("persona", "default"), {"profile": "x" * (cap + 1)}, **HX)
+    assert r.status_code == 200 and f"the limit is {cap}".encode() in r.content
     assert not Persona.objects.filter(space=space).exclude(profile="").exists()
 
 

@@ -17,9 +17,10 @@ from django.utils.html import escape
 
 from memoryhub.access.call import PersonCall
 from memoryhub.access.people import Person
+from memoryhub.core.errors import ApiError
 from memoryhub.dashboard.forms import graph, memories, notebooks  # noqa: F401 (every RuleForm is declared)
 from memoryhub.dashboard.forms.rules import RuleForm, argument_schema
-from memoryhub.memories.models import Edge, Entry, Fact, Notebook, OpLog
+from memoryhub.memories.models import Edge, Entry, Fact, Notebook, OpLog, Persona
 from memoryhub.memories.write import gateway
 from memoryhub.operations import registry
 from memoryhub.spaces.models import MemorySpace, ProviderService
@@ -36,7 +37,7 @@ OPERATIONS = {
     "memory_search": "the memories tab's search is a filter of one space (MemoryFilterForm), not an agent's recall",
     "memory_recall": "a person opens an entry's page; there is nothing to type",
     "memory_forget": ("RecordForm",),
-    "memory_profile": "the persona tab edits the profile of one space and origin; agents' is their own origin's",
+    "memory_profile": ("ProfileForm",),
     "memory_facts": ("FactForm",),
     "memory_link": ("LinkForm",),
     "memory_feedback": ("FeedbackForm",),
@@ -105,24 +106,23 @@ def test_every_field_takes_its_operations_rule(name):
         assert not field.validators, f"{name}.{field_name}: the operation's model checks it, not a Django validator"
 
 
-def requires(form_class: type[RuleForm], field_name: str) -> bool:
-    """Does the operation refuse the form's arguments without this one (its schema, or its rules between fields)?"""
-    operation, argument = form_class.bound_to(field_name)
-    if argument_schema(operation, argument)["required"]:
-        return True
-    if operation != form_class.operation:
-        return False
-    rest = {**VALID_ARGS[form_class.__name__], **form_class.fixed, **FIXED.get(form_class.__name__, {})}
-    rest.pop(argument, None)
+def refuses(operation: str, argument: str, value) -> bool:
+    """Does the operation refuse an agent's otherwise good arguments with this value, naming the argument?"""
     try:
-        registry.get(operation).read(rest)
-    except Exception as exc:  # noqa: BLE001 - ApiError naming the field is the answer
-        return getattr(exc, "field", None) == argument
+        registry.get(operation).read({**API_BASE[operation], argument: value})
+    except ApiError as exc:
+        return exc.field == argument
     return False
 
 
+def requires(form_class: type[RuleForm], field_name: str) -> bool:
+    """A form always sends its fields, so "required" is: the operation refuses it blank (or, for a list, empty)."""
+    operation, argument = form_class.bound_to(field_name)
+    return refuses(operation, argument, [] if argument_schema(operation, argument).get("type") == "array" else "")
+
+
 # --- the same refusal through both faces -------------------------------------------------------
-# form -> (dashboard URL from the world, a valid POST); VALID_ARGS: the same as an agent's arguments
+# form -> (dashboard URL from the world, a valid POST); API_BASE: an agent's good arguments, per operation
 DASHBOARD = {
     "NoteForm": (lambda w: reverse("dashboard:note", args=["default"]), {"text": "a note", "tags": "a"}),
     "EntryForm": (lambda w: reverse("dashboard:entry_edit", args=["default", w["a"].pk]),
@@ -136,8 +136,8 @@ DASHBOARD = {
     "RecordForm": (lambda w: reverse("dashboard:record_forget", args=["holo"]), {"id": "{remote}"}),
     "NotebookChangeForm": (lambda w: reverse("dashboard:notebook_change", args=["global", "memory", "replace"]),
                            {"content": "new", "old_text": "old"}),
+    "ProfileForm": (lambda w: reverse("dashboard:persona", args=["default"]), {"profile": "a profile"}),
 }
-FIXED = {"NotebookChangeForm": {"action": "replace", "target": "memory"}}
 # the rest of an agent's call, per operation, around the one bad argument
 API_BASE = {
     "memory_note": {"text": "a note"},
@@ -147,13 +147,14 @@ API_BASE = {
     "memory_feedback": {"id": "holo:{remote}", "verdict": "wrong"},
     "memory_forget": {"id": "holo:{remote}"},
     "memory": {"action": "replace", "target": "memory", "content": "new", "old_text": "old"},
+    "memory_profile": {"action": "set", "profile": "a profile", "space": "default"},
 }
-VALID_ARGS = {name: dict(post) for name, (_url, post) in DASHBOARD.items()}
 
 
-def bad_values(schema: dict, required: bool) -> dict[str, tuple[object, object]]:
-    """What the argument's schema (and, for `required`, the operation's model) refuses: {kind: (as a person types
-    it, as an agent sends it)}."""
+def bad_values(operation: str, argument: str) -> dict[str, tuple[object, object]]:
+    """What the argument's schema refuses, and only spaces where the operation's model does: {kind: (as a person
+    types it, as an agent sends it)}."""
+    schema = argument_schema(operation, argument)
     bad = {}
     if "enum" in schema:
         bad["an option it does not list"] = ("nope", "nope")
@@ -164,13 +165,13 @@ def bad_values(schema: dict, required: bool) -> dict[str, tuple[object, object]]
         bad["an item over its cap"] = (long, [long])
     elif schema.get("type") == "string":
         bad["one character over the cap"] = ("x" * (schema["maxLength"] + 1),) * 2
-        if required:
+        if refuses(operation, argument, "   "):
             bad["only spaces"] = ("   ", "   ")
     return bad
 
 
 CASES = [(form, field, kind) for form, form_class in sorted(FORMS.items()) for field in form_class.rules
-         for kind in bad_values(argument_schema(*form_class.bound_to(field)), requires(form_class, field))]
+         for kind in bad_values(*form_class.bound_to(field))]
 
 
 @pytest.fixture
@@ -200,8 +201,7 @@ def test_a_bad_value_gets_the_agents_refusal_on_the_dashboard_and_changes_nothin
         form_name, field, kind, world, client, staff, api):
     form_class = FORMS[form_name]
     operation, argument = form_class.bound_to(field)
-    schema = argument_schema(operation, argument)
-    typed, sent = bad_values(schema, requires(form_class, field))[kind]
+    typed, sent = bad_values(operation, argument)[kind]
 
     agent = api.tool(operation, **{**filled(API_BASE[operation], world), argument: sent})
     assert agent.status_code == 400, agent.content
@@ -269,3 +269,13 @@ def test_only_a_signed_in_person_becomes_a_caller(django_user_model):
     who = Person(django_user_model.objects.create_user("bea", password="x", is_staff=True))
     call = PersonCall(who=who)
     assert (call.actor, call.origin, call.is_local, call.restricted_to, call.person) == ("bea", "local", True, [], who)
+
+
+def test_a_persons_profile_is_redacted_and_logged_as_an_agents_is(client, staff):
+    """Before, the persona tab stored what was typed as it was (a key in it went into every context block)."""
+    space = default_space()
+    r = client.post(reverse("dashboard:persona", args=["default"]), {"profile": "Bob. token: hunter22secret"})
+    assert r.status_code == 302
+    profile = Persona.objects.get(space=space, origin="local").profile
+    assert profile.startswith("Bob.") and "hunter22" not in profile
+    assert OpLog.objects.filter(space=space, operation="profile", actor=staff.username).exists()

@@ -104,7 +104,9 @@ class RecallForm(forms.Form):
         ("without", _("left out (each prompt of the agent hooks)"))])
 
 
-class ProfileForm(forms.Form):
-    profile = forms.CharField(label=_("Profile"), required=False, max_length=4000,
-                              widget=forms.Textarea(attrs={"rows": 8}),
-                              help_text=_("Injected first, as written; the frame, derived from facts, follows it."))
+class ProfileForm(RuleForm):
+    """The persona tab's profile: memory_profile's `set`, run as the person (redacted and logged as an agent's)."""
+
+    operation, fixed = "memory_profile", {"action": "set"}
+    rules = {"profile": Rule(_("Profile"), widget=forms.Textarea(attrs={"rows": 8}),
+                             help_text=_("Injected first, as written; the frame, derived from facts, follows it."))}

@@ -154,7 +154,7 @@ class RuleForm(forms.Form):
     def validated(self) -> Input | None:
         """The whole operation's arguments (its rules between fields too), or None with the refusal shown."""
         given = {**self.fixed, **{self.bound_to(name)[1]: self.cleaned_data[name] for name in self.rules
-                                  if self.bound_to(name)[0] == self.operation and self.cleaned_data[name] not in ("", None)}}
+                                  if self.bound_to(name)[0] == self.operation and self.cleaned_data[name] is not None}}
         try:
             return registry.get(self.operation).read(given)
         except ApiError as exc:

@@ -12,7 +12,7 @@ from memoryhub.access.people import Perm
 from memoryhub.agents.models import LOCAL_ORIGIN
 from memoryhub.audit.actions import Action
 from memoryhub.audit.changes import fingerprint
-from memoryhub.dashboard.access import audited, person_may, space_context, space_for_user
+from memoryhub.dashboard.access import audited, person_call, person_may, space_context, space_for_user
 from memoryhub.dashboard.forms.memories import ProfileForm
 from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.dashboard.views.jobs import ACTIVE
@@ -38,11 +38,10 @@ def persona(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         form = ProfileForm(request.POST)
         if form.is_valid():
-            profile = form.cleaned_data["profile"].strip()
             with transaction.atomic():
                 mine = Persona.objects.filter(space=space, origin=LOCAL_ORIGIN)
                 before = mine.values_list("profile", flat=True).first()
-                Persona.objects.update_or_create(space=space, origin=LOCAL_ORIGIN, defaults={"profile": profile})
+                profile = form.perform(person_call(request), space)["profile"]  # memory_profile, as the person
                 audited(request, Action.PERSONA_EDIT, space.slug, before={"profile": fingerprint(before)},
                         after={"profile": fingerprint(profile)})
             if not htmx_partial(request):
