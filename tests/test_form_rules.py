@@ -19,7 +19,7 @@ from memoryhub.access.call import PersonCall
 from memoryhub.access.people import Person
 from memoryhub.core.errors import ApiError
 from memoryhub.dashboard.forms import graph, memories, notebooks  # noqa: F401 (every RuleForm is declared)
-from memoryhub.dashboard.forms.rules import RuleForm, argument_schema
+from memoryhub.dashboard.forms.rules import Rule, RuleForm, argument_schema
 from memoryhub.memories.models import Edge, Entry, Fact, Notebook, OpLog, Persona
 from memoryhub.memories.write import gateway
 from memoryhub.operations import registry
@@ -279,3 +279,14 @@ def test_a_persons_profile_is_redacted_and_logged_as_an_agents_is(client, staff)
     profile = Persona.objects.get(space=space, origin="local").profile
     assert profile.startswith("Bob.") and "hunter22" not in profile
     assert OpLog.objects.filter(space=space, operation="profile", actor=staff.username).exists()
+
+
+def test_a_numeric_argument_carries_its_bounds_and_the_model_refuses_past_them():
+    """memory_search's limit (1–50) as a form field: the bounds in the page, the refusal in the agents' words."""
+    class Limit(RuleForm):
+        rules = {"limit": Rule("Limit", "memory_search")}
+
+    form = Limit({"limit": "51"})
+    assert form.fields["limit"].widget.attrs == {"min": 1, "max": 50}
+    assert not form.is_valid() and form.errors["limit"] == ["limit must be between 1 and 50"]
+    assert Limit({"limit": "7"}).is_valid()

@@ -2,7 +2,7 @@
 
     class LinkForm(RuleForm):
         operation = "memory_link"
-        rules = {"from": Rule(label=_("Memory")), "to": Rule(label=_("Link to")), "kind": Rule(label=_("Kind"))}
+        rules = {"from": Rule(_("Memory")), "to": Rule(_("Link to")), "kind": Rule(_("Kind"), labels="link")}
 
 Each `Rule` names one argument of an operation (operations/registry); the form field's cap, choices, bounds and
 whether it is required are read from that argument's JSON schema, the one agents see, and what a person typed is
@@ -20,6 +20,7 @@ docstring says why; tests/test_form_rules.py holds every rule field to its opera
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -54,8 +55,13 @@ class Rule:
 
 def argument_schema(operation: str, argument: str) -> dict[str, Any]:
     """The JSON schema of one argument as agents see it (GET /api/v1/tools, MCP tools/list)."""
-    parameters = registry.get(operation).parameters()
+    parameters = _parameters(operation)
     return {**parameters["properties"][argument], "required": argument in parameters["required"]}
+
+
+@cache
+def _parameters(operation: str) -> dict[str, Any]:
+    return registry.get(operation).parameters()
 
 
 @cache
@@ -81,21 +87,24 @@ def form_field(rule: Rule, operation: str, argument: str) -> forms.Field:
     attrs: dict[str, Any] = {"required": True} if required else {}
     common = {"label": rule.label, "help_text": rule.help_text, "initial": rule.initial, "required": False}
     text = {"strip": False}  # whitespace is the model's to judge ("must not be empty"), as for an agent
+
+    def widget(default: type[forms.Widget]) -> forms.Widget:
+        made = copy.deepcopy(rule.widget) if rule.widget is not None else default()
+        made.attrs.update(attrs)
+        return made
+
     if "enum" in schema:
         options = labels.choices(rule.labels, schema["enum"]) if rule.labels else [(v, v) for v in schema["enum"]]
         blank = [("", rule.blank)] if not required else []
-        return _RuleChoice(choices=blank + options, widget=rule.widget or forms.Select(attrs=attrs), **common)
+        return _RuleChoice(choices=blank + options, widget=widget(forms.Select), **common)
     if schema.get("type") == "integer":  # the bounds are the model's to refuse, in its words
         attrs.update({k: schema[s] for k, s in (("min", "minimum"), ("max", "maximum")) if s in schema})
-        return forms.IntegerField(widget=rule.widget or forms.NumberInput(attrs=attrs), **common)
+        return forms.IntegerField(widget=widget(forms.NumberInput), **common)
     if schema.get("type") == "boolean":
-        return forms.BooleanField(widget=rule.widget, **common)
-    if schema.get("type") == "array":  # typed as "a, b": the operation's list rule splits it and counts
-        return without_validators(forms.CharField(widget=rule.widget or forms.TextInput(attrs=attrs), **text, **common))
-    attrs["maxlength"] = schema["maxLength"]
-    widget = rule.widget or forms.TextInput()
-    widget.attrs.update(attrs)
-    return without_validators(forms.CharField(widget=widget, **text, **common))
+        return forms.BooleanField(widget=widget(forms.CheckboxInput), **common)
+    if schema.get("type") != "array":  # a list is typed as "a, b": the operation's list rule splits and counts it
+        attrs["maxlength"] = schema["maxLength"]
+    return without_validators(forms.CharField(widget=widget(forms.TextInput), **text, **common))
 
 
 def without_validators(field: forms.Field) -> forms.Field:

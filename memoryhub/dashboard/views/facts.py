@@ -13,6 +13,7 @@ from memoryhub.access.people import Perm
 from memoryhub.audit.actions import Action
 from memoryhub.dashboard.access import audited, person_may, space_context, space_for_user
 from memoryhub.dashboard.forms.memories import FactForm
+from memoryhub.dashboard.forms.rules import argument_schema
 from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.memories.facts import slots as fact_store
 from memoryhub.memories.growth.persona import said_at
@@ -20,6 +21,7 @@ from memoryhub.memories.models import Fact
 from memoryhub.spaces.models import MemorySpace
 
 CHANGED = "factsChanged"
+SUBJECT_CAP, PREDICATE_CAP = (argument_schema("memory_facts", name)["maxLength"] for name in ("subject", "predicate"))
 INVALIDATED = "factInvalidated"  # the open slot history listens; the list is already in the response
 
 
@@ -96,8 +98,8 @@ def invalidate(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def history(request: HttpRequest, slug: str) -> HttpResponse:
     """Every fact ever held in one slot (subject + predicate), newest first, with when it stopped being true."""
     space = space_for_user(request, slug, native=True)
-    subject = request.GET.get("subject", "user")[:100]
-    predicate = request.GET.get("predicate", "")[:60]
+    subject = request.GET.get("subject", "user")[:SUBJECT_CAP]
+    predicate = request.GET.get("predicate", "")[:PREDICATE_CAP]
     rows = Fact.objects.filter(space=space, subject=subject, predicate=predicate).select_related(
         "invalidated_by", "source_entry").order_by("-created_at", "-id")
     context = {**space_context(space, "facts"), "subject": subject, "predicate": predicate,

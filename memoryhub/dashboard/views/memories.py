@@ -234,7 +234,7 @@ def record_forget(request: HttpRequest, slug: str) -> HttpResponse:
     record a write became goes (the id a person sees is the provider's; an agent's carries the space's slug)."""
     space = space_for_user(request, slug, can="forget")
     form = RecordForm(request.POST)
-    if space.is_native or not request.POST.get("id"):
+    if space.is_native or not form["id"].value():
         raise Http404("nothing to forget here")
     if not form.is_valid():
         return render(request, "dashboard/memories.html#refusal", {"message": form.refusal()}, status=400)
