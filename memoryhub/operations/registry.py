@@ -1,7 +1,8 @@
 """Every agent operation, in the order tools/list shows them; a new operation is one more line here.
 
 `run()` is the one entry point every face uses: the agent API's tools and endpoints, MCP's tools, prompt and
-resource. A person-facing caller (the dashboard) can use it too once the access policy answers for a Person.
+resource. The dashboard runs an operation as a person without an agent session (access/call.PersonCall,
+dashboard/forms/rules.perform: the same read, permission and run()).
 """
 
 from __future__ import annotations
