@@ -55,9 +55,10 @@ def install_client(step: str, installed: dict, home: Path) -> dict:
 
 
 def _pip_install(package: Path, prefix: Path) -> None:
+    """--ignore-installed: without it pip first uninstalls the test environment's own copy of the client."""
     source = prefix.parent / "client-source"
     shutil.copytree(package, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--prefix", str(prefix),
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--ignore-installed", "--prefix", str(prefix),
                     str(source)], check=True, capture_output=True, timeout=300)
 
 
