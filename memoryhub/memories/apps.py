@@ -26,6 +26,7 @@ class MemoriesConfig(AppConfig):
         registry.job("consolidate_undo", gettext_noop("Undo consolidation"), tasks.consolidate_undo)
         registry.job("consolidation_preview", gettext_noop("Consolidation preview"), tasks.consolidation_preview)
         registry.job("compact", gettext_noop("Storage compaction"), tasks.compact_storage)
+        registry.job("enforce_cap", gettext_noop("maxEntries cap"), tasks.enforce_cap)
         registry.job("import_history", gettext_noop("History import"), tasks.import_history)
         registry.job("retag_origin", gettext_noop("Origin re-tag"), tasks.retag_origin)
         registry.job("embed", gettext_noop("Embedding"), tasks.embed_space)
