@@ -190,3 +190,34 @@ print(json.dumps({"before": before, "pending": Entry.objects.filter(enrich_pendi
     assert ["persona_rebuild", "queued", ""] in later["before"]["jobs"]
     assert "not queued" in log and "sent again once it does" in log and "Traceback" not in log
     assert later["pending"] == 0 and later["jobs"] == [["persona_rebuild", "succeeded"]]
+
+
+def test_a_redis_that_never_answers_fails_the_enqueue_instead_of_hanging_it(tmp_path):
+    """REDIS_URL names a server that accepts connections and never answers (a Redis dropping packets, a wedged
+    proxy). Before, django-q2's client had no socket timeout and the enqueue, and the write waiting on it, hung for
+    good; now it fails after MEMORYHUB_REDIS_TIMEOUT (plus the worker's 1 s wait) and the caller logs it."""
+    from tests.providers.fakes.tarpit import Tarpit
+
+    tarpit = Tarpit()
+    try:
+        with hub_env(tmp_path) as env:
+            env.update({"REDIS_URL": f"redis://127.0.0.1:{tarpit.port}/0", "MEMORYHUB_REDIS_TIMEOUT": "0.5"})
+            seen = json.loads(in_django(env, """
+import json
+import redis
+from django_q.brokers import get_broker
+from django_q.tasks import async_task
+broker = get_broker()
+options = broker.connection.connection_pool.connection_kwargs
+try:
+    async_task("math.floor", 1.5)
+    outcome = "queued"
+except redis.RedisError as exc:
+    outcome = type(exc).__name__
+print(json.dumps({"outcome": outcome, "client": type(broker.connection).__module__,
+                  "timeouts": [options.get("socket_connect_timeout"), options.get("socket_timeout")]}))
+""", timeout=60).strip().splitlines()[-1])
+    finally:
+        tarpit.stop()
+    assert tarpit.accepted >= 1  # the client did reach the server, which never said a word
+    assert seen == {"outcome": "TimeoutError", "client": "redis.client", "timeouts": [0.5, 1.5]}
