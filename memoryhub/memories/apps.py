@@ -40,7 +40,8 @@ class MemoriesConfig(AppConfig):
         registry.task("embed_sweep", vectors.sweep)
         registry.task("recount_words", fulltext.recount_words)
         registry.task("daily_consolidation", tasks.daily_consolidation)
-        registry.task("vault_facts", gateway.vault_facts)  # a vault's facts, after the write answered
+        # A vault's facts, after the write answered: durable, as no sweep could find them again.
+        registry.task("vault_facts", gateway.vault_facts, durable=True)
 
         # What follows a change, in this order, inside the change's transaction (write/events.py).
         events.entry_written.connect(tasks.on_entry_written, dispatch_uid="memories.tasks")  # summary, persona
