@@ -276,6 +276,7 @@ def restore(space: MemorySpace, rows: list[dict]) -> dict[int, int]:
                 entry.tags = [t.text for t in texts[3:]]
                 entry.content_hash, entry.redactions = content_hash(entry.title, entry.body), entry.redactions + found
             entry.is_test = is_test_tagged(entry.tags)
+            entry.provenance = redact_value(entry.provenance or {})
             entry.save()
             ids[old] = entry.pk
             EntityRef.objects.bulk_create([EntityRef(space=space, entry=entry, name=n) for n in entry.entities],
