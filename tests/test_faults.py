@@ -10,7 +10,7 @@ from memoryhub.memories.models import Entry, RemoteWrite
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.provider_services import save_service
 from providers.registry import get_provider_class
-from tests.procs import hub_env, in_django, manage, on_postgres, qcluster
+from tests.procs import hub_env, in_django, load, manage, on_postgres, qcluster
 from tests.providers.fakes.hindsight import FakeHindsight
 from tests.providers.fakes.honcho import HonchoFake
 from tests.providers.fakes.mem0 import Mem0Fake
@@ -109,6 +109,36 @@ def test_a_provider_that_recovers_serves_again(api, remote):
     assert api.tool("memory_save", category="fact", title="t", body="after recovery", space="remote").status_code == 200
 
 
+@pytest.mark.django_db
+def test_a_job_whose_worker_was_killed_fails_when_a_worker_spawns_and_its_retry_runs():
+    """The short version of the qcluster run below: a job left running by a process killed with SIGKILL (its
+    heartbeat still fresh) fails as soon as django-q2 announces a new worker (post_spawn), and a retry runs."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    from django.utils import timezone
+    from django_q.signals import post_spawn
+
+    from memoryhub.jobs import runner
+    from memoryhub.jobs.models import Job
+
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    job = Job.objects.create(kind="selftest", params={"steps": 2}, status="running", started_at=timezone.now(),
+                             heartbeat_at=timezone.now(), worker=f"{socket.gethostname()}:{victim.pid}")
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.wait(30)
+    post_spawn.send(sender="django_q", proc_name="Process-1:2")
+    job.refresh_from_db()
+    assert job.status == "failed" and "worker stopped" in job.error
+    again = runner.retry(job)
+    again.refresh_from_db()
+    assert again.status == "succeeded" and again.result == {"steps": 2}
+
+
+@load
 def test_a_worker_killed_mid_job_is_marked_failed_and_the_retry_succeeds(tmp_path):
     """SIGKILL the worker process running a job: its replacement fails the orphan, and a retry runs."""
     with hub_env(tmp_path) as env:

@@ -5,25 +5,13 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from django_q.conf import Conf
-
 from memoryhub.jobs import registry, runner
 from memoryhub.jobs.models import Handoff
 from memoryhub.memories.models import Fact
 from memoryhub.spaces.models import MemorySpace
 from tests.answers import result
-from tests.livehub import free_port
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def redis_down(monkeypatch):
-    """As served with REDIS_URL naming a Redis nobody answers: the broker refuses every task."""
-    monkeypatch.setattr(Conf, "SYNC", False)
-    monkeypatch.setattr(Conf, "ORM", None)
-    monkeypatch.setattr(Conf, "REDIS", f"redis://127.0.0.1:{free_port()}/0?socket_connect_timeout=1")
-    return monkeypatch
 
 
 def worker_back(monkeypatch):
