@@ -2,7 +2,6 @@
 
 import json
 import threading
-import time
 
 import pytest
 
@@ -18,8 +17,7 @@ from tests.providers.fakes.openviking import FakeOpenViking
 from tests.providers.fakes.retaindb import RetainDBFake
 from tests.providers.fakes.supermemory import SupermemoryFake
 
-TIMEOUT = 0.5
-BOUND = 8.0  # seconds: generous, only to catch a hang, never a performance assertion
+TIMEOUT = 0.5  # the fakes' "slow" answers after 3 s: only a client that gives up at its timeout answers 504
 
 # kind: (fake server, its config: service fields go to the service, the rest to the space)
 FAKES = {
@@ -54,20 +52,12 @@ def remote(request, api, settings):
     server.stop()
 
 
-def timed(call):
-    started = time.monotonic()
-    response = call()
-    return response, time.monotonic() - started
-
-
 @pytest.mark.parametrize("fault", sorted(FAULT_CODES))
 def test_a_failing_provider_write_is_a_clear_bounded_error_kept_locally_and_native_memory_still_works(api, remote, fault):
     api.tool("memory_note", text="the native space keeps working")
     remote.set_fault(fault)
-    response, took = timed(lambda: api.tool("memory_save", category="fact", title="t", body="to the remote",
-                                            space="remote"))
+    response = api.tool("memory_save", category="fact", title="t", body="to the remote", space="remote")
     status, code = FAULT_CODES[fault]
-    assert took < BOUND
     assert (response.status_code, response.json().get("error", {}).get("code")) == (status, code), response.json()
     assert "Traceback" not in response.content.decode()
     assert "127.0.0.1" not in response.content.decode()  # the provider's address is for people, not agents
@@ -83,22 +73,22 @@ def test_a_failing_provider_write_is_a_clear_bounded_error_kept_locally_and_nati
 def test_one_failing_provider_never_breaks_reads_across_spaces(api, remote, fault):
     api.turn("we chose PostgreSQL for the warehouse")
     remote.set_fault(fault)
-    found, took = timed(lambda: api.tool("memory_search", query="postgresql warehouse"))
-    assert took < BOUND
+    found = api.tool("memory_search", query="postgresql warehouse")
     assert found.status_code == 200
     spaces = {r["space"] for r in found.json()["result"]["results"]}
     assert spaces and "remote" not in spaces
-    context, took = timed(lambda: api.post("context", {"session_id": "s1", "query": "postgresql warehouse"}))
-    assert took < BOUND
+    code = FAULT_CODES[fault][1]  # a slow provider is left out at its timeout, a broken one for its error
+    assert [(w["space"], w["code"]) for w in found.json()["result"]["warnings"]] == [("remote", code)]
+    context = api.post("context", {"session_id": "s1", "query": "postgresql warehouse"})
     assert context.status_code == 200 and "PostgreSQL" in context.json()["text"]
+    assert [(w["space"], w["code"]) for w in context.json()["warnings"]] == [("remote", code)]
 
 
 @pytest.mark.parametrize("fault", ["slow", "error500"])
 def test_an_explicit_search_of_a_failing_provider_is_a_clear_error(api, remote, fault):
     remote.set_fault(fault)
-    found, took = timed(lambda: api.tool("memory_search", query="anything", space="remote"))
+    found = api.tool("memory_search", query="anything", space="remote")
     status, code = FAULT_CODES[fault]
-    assert took < BOUND
     assert (found.status_code, found.json()["error"]["code"]) == (status, code)
 
 
@@ -242,17 +232,16 @@ def test_a_provider_that_never_answers_never_empties_the_block(api, tarpit_space
     """#33: before, /context asked remote spaces one after another, each up to the provider timeout (30 s here);
     now they are asked at once under the read deadline, and the native hits come back with the late space named."""
     api.turn("we chose PostgreSQL for the warehouse")
-    answer, took = timed(lambda: api.post("context", {"session_id": "s1", "query": "postgresql warehouse"}))
-    assert took < 15  # the provider timeout is 30 s; generous, only to catch waiting for it
-    data = answer.json()
+    answer = api.post("context", {"session_id": "s1", "query": "postgresql warehouse"})
+    data = answer.json()  # left out at the read's deadline (0.5 s), not at the provider timeout (30 s)
     assert answer.status_code == 200 and "PostgreSQL" in data["text"] and tarpit_space.accepted
     assert data["warnings"] == [{"space": "hanging", "code": "provider_timeout",
                                  "message": "Mem0 did not answer within this read's 0.5 s deadline"}]
-    found, took = timed(lambda: api.tool("memory_search", query="postgresql warehouse"))
-    assert took < 15 and found.status_code == 200
+    found = api.tool("memory_search", query="postgresql warehouse")
+    assert found.status_code == 200
     result = found.json()["result"]
     assert {r["space"] for r in result["results"]} == {"default"}
-    assert [w["space"] for w in result["warnings"]] == ["hanging"]
+    assert result["warnings"] == data["warnings"]
     assert MemorySpace.objects.get(slug="hanging").last_error == ""  # slow is not broken: nothing recorded
 
 
