@@ -14,6 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from tests.livehub import answers, free_port, serve_web, stop
+from tests.migrated import migrate  # noqa: F401 — the hubs of these tests migrate through it
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,7 +9,7 @@ from memoryhub.memories.models import Entry, RemoteWrite
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.provider_services import save_service
 from providers.registry import get_provider_class
-from tests.procs import hub_env, in_django, load, manage, on_postgres, qcluster
+from tests.procs import hub_env, in_django, load, migrate, on_postgres, qcluster
 from tests.providers.fakes.hindsight import FakeHindsight
 from tests.providers.fakes.honcho import HonchoFake
 from tests.providers.fakes.mem0 import Mem0Fake
@@ -132,7 +132,7 @@ def test_a_job_whose_worker_was_killed_fails_when_a_worker_spawns_and_its_retry_
 def test_a_worker_killed_mid_job_is_marked_failed_and_the_retry_succeeds(tmp_path):
     """SIGKILL the worker process running a job: its replacement fails the orphan, and a retry runs."""
     with hub_env(tmp_path) as env:
-        manage(env, "migrate", "--noinput", "-v0")
+        migrate(env)
         with qcluster(env, tmp_path / "qcluster.log"):
             out = in_django(env, """
 import json, os, signal
@@ -152,7 +152,7 @@ print(json.dumps({"error": dead.error, "retry": again.status, "steps": again.res
 def test_concurrent_writers_on_one_sqlite_file_all_land(tmp_path):
     """Two processes × four threads write 80 turns through the API at once: busy waits retry, nothing is lost."""
     with hub_env(tmp_path) as env:
-        manage(env, "migrate", "--noinput", "-v0")
+        migrate(env)
         writer = """
 import json, threading
 from django.test import Client

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.client_helpers import make_space
-from tests.procs import LOAD
+from tests.procs import LOAD, migrate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,7 +44,7 @@ def served(tmp_path, request):
     env = {**os.environ, "MEMORYHUB_DATA_DIR": str(tmp_path), "MEMORYHUB_BIND": f"127.0.0.1:{port}",
            "MEMORYHUB_Q_SYNC": "false", "MEMORYHUB_ADMIN_PASSWORD": "pw-for-tests"}
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    manage(env, "migrate", "--noinput", "-v0")
+    migrate(env)
     manage(env, "ensure_admin")
     proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--web-workers", str(request.param)], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -162,7 +162,7 @@ def test_serve_restarts_a_child_killed_outright_and_leaves_nothing_running(tmp_p
     env = {**os.environ, "MEMORYHUB_DATA_DIR": str(tmp_path), "MEMORYHUB_BIND": f"127.0.0.1:{port}",
            "MEMORYHUB_Q_SYNC": "false", "MEMORYHUB_WORKER_PROCESSES": "1", "MEMORYHUB_LOG_LEVEL": "WARNING"}
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    manage(env, "migrate", "--noinput", "-v0")
+    migrate(env)
     token = manage(env, "issue_token", "--name", "drill").strip().splitlines()[-1]
     log = tmp_path / "serve.log"
     with open(log, "w") as out:

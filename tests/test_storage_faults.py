@@ -20,7 +20,7 @@ from memoryhub.agents.models import AgentSession, ApiToken
 from memoryhub.core import background
 from memoryhub.memories.models import Entry, OpLog
 from memoryhub.spaces.models import MemorySpace
-from tests.procs import ROOT, hub_env, in_django, load, manage, on_postgres, web_node
+from tests.procs import ROOT, hub_env, in_django, load, manage, migrate, on_postgres, web_node
 
 sqlite_only = pytest.mark.skipif(on_postgres(), reason="SQLite's one write lock; PostgreSQL has row locks")
 
@@ -237,7 +237,7 @@ def test_with_redis_down_a_committed_write_answers_its_receipt_and_its_follow_up
 
     with hub_env(tmp_path) as env:
         env.update({"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0", "MEMORYHUB_PERSONA_EVERY": "2"})
-        manage(env, "migrate", "--noinput", "-v0")
+        migrate(env)
         token = manage(env, "issue_token", "--name", "writer").strip().splitlines()[-1]
         with web_node(env, tmp_path / "web.log") as base:
             from bench.storage_faults import call
