@@ -37,10 +37,12 @@ test-postgres: $(VENV)/.dev
 backup: $(VENV)/.runtime
 	$(PY) manage.py backup
 
-# 8 clients writing and searching for 60 s against a real server, then kill -9 of each kind of process `serve`
-# runs while 4 clients write (bench/faults.py), then the storage faults: a held lock, a full disk, Redis down
-# (bench/storage_faults.py); not part of `make test`.
-load: $(VENV)/.runtime
+# The slow fault tests (`-m load`: every kind of child `serve` runs killed, a full disk, Redis down, each against
+# a real hub; `make test` runs a short version of each), then 8 clients writing and searching for 60 s against
+# a real server, kill -9 of each kind of process `serve` runs while 4 clients write (bench/faults.py), and the
+# storage faults: a held lock, a full disk, Redis down (bench/storage_faults.py); not part of `make test`.
+load: $(VENV)/.dev
+	MEMORYHUB_LOAD=1 $(PY) -m pytest -m load -q
 	$(PY) -m bench.load
 	$(PY) -m bench.faults
 	$(PY) -m bench.storage_faults

@@ -6,7 +6,7 @@ from bench.setup import django_on_temp_data
 
 django_on_temp_data()
 
-from bench import facts, imports, ingest, locomo, redaction, scale  # noqa: E402
+from bench import cap, facts, imports, ingest, locomo, redaction, scale  # noqa: E402
 
 
 def speed_ms() -> float:
@@ -24,5 +24,6 @@ print(locomo.report(locomo.run(data=locomo.CHINESE, slug="zh"), title="Chinese c
       flush=True)
 print(facts.report(facts.run()), flush=True)
 print(scale.report(scale.run()), flush=True)
+print(cap.report(cap.run()), flush=True)
 print(ingest.report(ingest.run(reads=True)), flush=True)
 print(imports.report(imports.run()), flush=True)

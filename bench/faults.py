@@ -5,7 +5,8 @@ each kill the hub must be whole again within seconds (every web socket answered,
 back), nothing a client saw acknowledged may be missing, nothing may be stored twice, and once `serve`
 stops no process it started may be left. Prints per kind: seconds until whole again, requests that failed
 meanwhile (the writers retry them with the same idempotency key) and processes of the killed one that
-outlived it. Not part of `make test` (tests/test_serve.py runs the same kills once, without figures).
+outlived it; exits 1 when anything was lost, stored twice or left running. Not part of `make test`
+(tests/test_serve.py kills one gunicorn master the same way, with one writer, without figures).
 """
 
 from __future__ import annotations

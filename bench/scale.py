@@ -54,8 +54,8 @@ def run(sizes=SIZES) -> list[dict]:
 
     rows = []
     queries = synthetic.queries(QUERIES)
-    # No maxEntries cap: the bulk load goes past the default 20,000, and each digest consolidation writes would then
-    # archive the weakest first (0.5 s a write at 100k); apply is measured on its own.
+    # No maxEntries cap: the bulk load goes past the default 20,000, and the cap's catch-up job would archive most
+    # of the space before consolidation plans over it (bench/cap.py measures the cap); apply is measured on its own.
     space = MemorySpace.objects.create(slug="bench-scale", name="Scale benchmark", settings={"maxEntries": 0})
     browser = dashboard_client()
     have = 0

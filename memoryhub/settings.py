@@ -4,6 +4,7 @@ import os
 import secrets
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -237,6 +238,21 @@ CACHES = {
 }
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# How long the job queue's Redis may take to accept a connection or answer a command. Without a limit, a Redis that
+# drops packets (rather than refusing) hangs every enqueue, and so the write whose follow-up it is, for good.
+REDIS_TIMEOUT = envfloat("MEMORYHUB_REDIS_TIMEOUT", 5.0)
+QUEUE_WAIT = 1  # django-q2's worker asks Redis for a task with a 1 s BLPOP: its answer may take that much longer
+
+
+def with_timeouts(url: str, seconds: float) -> str:
+    """A Redis URL with connect and socket timeouts (as query arguments redis-py reads), unless it names its own."""
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    query.setdefault("socket_connect_timeout", f"{seconds:g}")
+    query.setdefault("socket_timeout", f"{seconds + QUEUE_WAIT:g}")
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
 Q_CLUSTER = {
     "name": "memoryhub",
     "workers": envint("MEMORYHUB_WORKER_PROCESSES", 2),
@@ -255,7 +271,7 @@ Q_CLUSTER = {
     "cache": "jobs_status",
 }
 if REDIS_URL:
-    Q_CLUSTER["redis"] = REDIS_URL
+    Q_CLUSTER["redis"] = with_timeouts(REDIS_URL, REDIS_TIMEOUT)
 else:
     Q_CLUSTER["orm"] = "default"
     Q_CLUSTER["bulk"] = 10

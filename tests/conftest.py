@@ -74,3 +74,17 @@ def staff(db, client, django_user_model):
     user = django_user_model.objects.create_user("alice", password="password", is_staff=True)
     client.force_login(user)
     return user
+
+
+@pytest.fixture
+def redis_down(monkeypatch):
+    """As served with REDIS_URL naming a Redis nobody answers: the broker refuses every task (django-q2's own
+    Redis client, on a port nothing listens on). `redis_down.undo()` brings the broker back, running at once."""
+    from django_q.conf import Conf
+
+    from tests.livehub import free_port
+
+    monkeypatch.setattr(Conf, "SYNC", False)
+    monkeypatch.setattr(Conf, "ORM", None)
+    monkeypatch.setattr(Conf, "REDIS", f"redis://127.0.0.1:{free_port()}/0?socket_connect_timeout=1")
+    return monkeypatch

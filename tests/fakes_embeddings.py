@@ -38,12 +38,14 @@ class FakeEmbeddings(FakeJsonServer):
     def __init__(self):
         super().__init__()
         self.mode = "ok"
+        self.slow_answers = 0  # how many "slow" answers it has finished: a caller that waited has seen one
 
     def respond(self, body: dict) -> tuple[int, dict]:
         if self.mode == "down":
             return 500, {"error": {"message": "model not loaded"}}
         if self.mode == "slow":
             time.sleep(3)
+            self.slow_answers += 1
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
         if any("TOO-LONG" in t for t in texts):
             return 413, {"error": {"message": "input is longer than the model's 512 tokens"}}

@@ -11,6 +11,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from tests.migrated import migrate
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -63,7 +65,7 @@ class LiveHub:
         for key in ("DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE"):
             self.env.pop(key, None)
         self.proc: subprocess.Popen | None = None
-        self.manage("migrate", "--noinput", "-v0")
+        migrate(self.env)
         self.manage("ensure_admin")
 
     def manage(self, *args: str) -> str:

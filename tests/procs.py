@@ -11,9 +11,23 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import pytest
+
 from tests.livehub import answers, free_port, serve_web, stop
+from tests.migrated import migrate  # noqa: F401 — the hubs of these tests migrate through it
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# A fault run too slow for `make test` (a real hub per fault, each kind of child killed): `make load` runs these
+# (MEMORYHUB_LOAD=1 pytest -m load); `make test` keeps a short version of each beside it.
+LOAD = (pytest.mark.load, pytest.mark.skipif(not os.environ.get("MEMORYHUB_LOAD"), reason="a slow fault run: make load"))
+
+
+def load(test):
+    """Mark a test as one of `make load`'s slow fault runs (for one case of a parametrized test: marks=LOAD)."""
+    for mark in LOAD:
+        test = mark(test)
+    return test
 
 
 def on_postgres() -> bool:

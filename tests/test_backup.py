@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.procs import ROOT, hub_env, in_django, manage, on_postgres
+from tests.procs import ROOT, hub_env, in_django, manage, migrate, on_postgres
 
 pytestmark = pytest.mark.skipif(on_postgres(), reason="SQLite backups; PostgreSQL uses pg_dump")
 
@@ -39,7 +39,7 @@ print(live, len(hits), secrets.for_kind("mem0").get("apiKey", ""))
 
 def test_a_backup_taken_while_writing_restores_into_a_fresh_hub(tmp_path):
     with hub_env(tmp_path / "live") as env:
-        manage(env, "migrate", "--noinput", "-v0")
+        migrate(env)
         in_django(env, "from memoryhub.spaces.provider_services import save_service\n"
                        "save_service('mem0', {'endpoint': 'http://127.0.0.1:9', 'apiKey': 'sk-backup-test-1234'})")
         written = []
@@ -65,7 +65,7 @@ def test_a_backup_taken_while_writing_restores_into_a_fresh_hub(tmp_path):
 
 def test_restore_refuses_to_overwrite_without_force(tmp_path):
     with hub_env(tmp_path) as env:
-        manage(env, "migrate", "--noinput", "-v0")
+        migrate(env)
         archive = manage(env, "backup", "--to", str(tmp_path / "b")).strip().splitlines()[-1]
         in_django(env, "from memoryhub.agents.models import ApiToken\nApiToken.issue(name='after-backup')")
         refused = subprocess.run([sys.executable, "manage.py", "restore", archive], cwd=ROOT, env=env,

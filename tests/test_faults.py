@@ -2,7 +2,6 @@
 
 import json
 import threading
-import time
 
 import pytest
 
@@ -10,7 +9,7 @@ from memoryhub.memories.models import Entry, RemoteWrite
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.provider_services import save_service
 from providers.registry import get_provider_class
-from tests.procs import hub_env, in_django, manage, on_postgres, qcluster
+from tests.procs import hub_env, in_django, load, migrate, on_postgres, qcluster
 from tests.providers.fakes.hindsight import FakeHindsight
 from tests.providers.fakes.honcho import HonchoFake
 from tests.providers.fakes.mem0 import Mem0Fake
@@ -18,8 +17,7 @@ from tests.providers.fakes.openviking import FakeOpenViking
 from tests.providers.fakes.retaindb import RetainDBFake
 from tests.providers.fakes.supermemory import SupermemoryFake
 
-TIMEOUT = 0.5
-BOUND = 8.0  # seconds: generous, only to catch a hang, never a performance assertion
+TIMEOUT = 0.5  # the fakes' "slow" answers after 3 s: only a client that gives up at its timeout answers 504
 
 # kind: (fake server, its config: service fields go to the service, the rest to the space)
 FAKES = {
@@ -54,20 +52,12 @@ def remote(request, api, settings):
     server.stop()
 
 
-def timed(call):
-    started = time.monotonic()
-    response = call()
-    return response, time.monotonic() - started
-
-
 @pytest.mark.parametrize("fault", sorted(FAULT_CODES))
 def test_a_failing_provider_write_is_a_clear_bounded_error_kept_locally_and_native_memory_still_works(api, remote, fault):
     api.tool("memory_note", text="the native space keeps working")
     remote.set_fault(fault)
-    response, took = timed(lambda: api.tool("memory_save", category="fact", title="t", body="to the remote",
-                                            space="remote"))
+    response = api.tool("memory_save", category="fact", title="t", body="to the remote", space="remote")
     status, code = FAULT_CODES[fault]
-    assert took < BOUND
     assert (response.status_code, response.json().get("error", {}).get("code")) == (status, code), response.json()
     assert "Traceback" not in response.content.decode()
     assert "127.0.0.1" not in response.content.decode()  # the provider's address is for people, not agents
@@ -83,22 +73,22 @@ def test_a_failing_provider_write_is_a_clear_bounded_error_kept_locally_and_nati
 def test_one_failing_provider_never_breaks_reads_across_spaces(api, remote, fault):
     api.turn("we chose PostgreSQL for the warehouse")
     remote.set_fault(fault)
-    found, took = timed(lambda: api.tool("memory_search", query="postgresql warehouse"))
-    assert took < BOUND
+    found = api.tool("memory_search", query="postgresql warehouse")
     assert found.status_code == 200
     spaces = {r["space"] for r in found.json()["result"]["results"]}
     assert spaces and "remote" not in spaces
-    context, took = timed(lambda: api.post("context", {"session_id": "s1", "query": "postgresql warehouse"}))
-    assert took < BOUND
+    code = FAULT_CODES[fault][1]  # a slow provider is left out at its timeout, a broken one for its error
+    assert [(w["space"], w["code"]) for w in found.json()["result"]["warnings"]] == [("remote", code)]
+    context = api.post("context", {"session_id": "s1", "query": "postgresql warehouse"})
     assert context.status_code == 200 and "PostgreSQL" in context.json()["text"]
+    assert [(w["space"], w["code"]) for w in context.json()["warnings"]] == [("remote", code)]
 
 
 @pytest.mark.parametrize("fault", ["slow", "error500"])
 def test_an_explicit_search_of_a_failing_provider_is_a_clear_error(api, remote, fault):
     remote.set_fault(fault)
-    found, took = timed(lambda: api.tool("memory_search", query="anything", space="remote"))
+    found = api.tool("memory_search", query="anything", space="remote")
     status, code = FAULT_CODES[fault]
-    assert took < BOUND
     assert (found.status_code, found.json()["error"]["code"]) == (status, code)
 
 
@@ -109,10 +99,40 @@ def test_a_provider_that_recovers_serves_again(api, remote):
     assert api.tool("memory_save", category="fact", title="t", body="after recovery", space="remote").status_code == 200
 
 
+@pytest.mark.django_db
+def test_a_job_whose_worker_was_killed_fails_when_a_worker_spawns_and_its_retry_runs():
+    """The short version of the qcluster run below: a job left running by a process killed with SIGKILL (its
+    heartbeat still fresh) fails as soon as django-q2 announces a new worker (post_spawn), and a retry runs."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    from django.utils import timezone
+    from django_q.signals import post_spawn
+
+    from memoryhub.jobs import runner
+    from memoryhub.jobs.models import Job
+
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    job = Job.objects.create(kind="selftest", params={"steps": 2}, status="running", started_at=timezone.now(),
+                             heartbeat_at=timezone.now(), worker=f"{socket.gethostname()}:{victim.pid}")
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.wait(30)
+    post_spawn.send(sender="django_q", proc_name="Process-1:2")
+    job.refresh_from_db()
+    assert job.status == "failed" and "worker stopped" in job.error
+    again = runner.retry(job)
+    again.refresh_from_db()
+    assert again.status == "succeeded" and again.result == {"steps": 2}
+
+
+@load
 def test_a_worker_killed_mid_job_is_marked_failed_and_the_retry_succeeds(tmp_path):
     """SIGKILL the worker process running a job: its replacement fails the orphan, and a retry runs."""
     with hub_env(tmp_path) as env:
-        manage(env, "migrate", "--noinput", "-v0")
+        migrate(env)
         with qcluster(env, tmp_path / "qcluster.log"):
             out = in_django(env, """
 import json, os, signal
@@ -132,7 +152,7 @@ print(json.dumps({"error": dead.error, "retry": again.status, "steps": again.res
 def test_concurrent_writers_on_one_sqlite_file_all_land(tmp_path):
     """Two processes × four threads write 80 turns through the API at once: busy waits retry, nothing is lost."""
     with hub_env(tmp_path) as env:
-        manage(env, "migrate", "--noinput", "-v0")
+        migrate(env)
         writer = """
 import json, threading
 from django.test import Client
@@ -212,17 +232,16 @@ def test_a_provider_that_never_answers_never_empties_the_block(api, tarpit_space
     """#33: before, /context asked remote spaces one after another, each up to the provider timeout (30 s here);
     now they are asked at once under the read deadline, and the native hits come back with the late space named."""
     api.turn("we chose PostgreSQL for the warehouse")
-    answer, took = timed(lambda: api.post("context", {"session_id": "s1", "query": "postgresql warehouse"}))
-    assert took < 15  # the provider timeout is 30 s; generous, only to catch waiting for it
-    data = answer.json()
+    answer = api.post("context", {"session_id": "s1", "query": "postgresql warehouse"})
+    data = answer.json()  # left out at the read's deadline (0.5 s), not at the provider timeout (30 s)
     assert answer.status_code == 200 and "PostgreSQL" in data["text"] and tarpit_space.accepted
     assert data["warnings"] == [{"space": "hanging", "code": "provider_timeout",
                                  "message": "Mem0 did not answer within this read's 0.5 s deadline"}]
-    found, took = timed(lambda: api.tool("memory_search", query="postgresql warehouse"))
-    assert took < 15 and found.status_code == 200
+    found = api.tool("memory_search", query="postgresql warehouse")
+    assert found.status_code == 200
     result = found.json()["result"]
     assert {r["space"] for r in result["results"]} == {"default"}
-    assert [w["space"] for w in result["warnings"]] == ["hanging"]
+    assert result["warnings"] == data["warnings"]
     assert MemorySpace.objects.get(slug="hanging").last_error == ""  # slow is not broken: nothing recorded
 
 

@@ -84,3 +84,59 @@ def test_agent_recall_counts_access_but_dashboard_search_does_not(space, api):
     recall.search([entry.space], "backups NAS")
     entry.refresh_from_db()
     assert entry.hits == 1
+
+
+def far_over(space, entries: int, cap: int) -> None:
+    """A space holding `entries` (as a bulk load leaves it) under a cap of `cap`, set after the load."""
+    now = timezone.now()
+    Entry.objects.bulk_create([Entry(space=space, body=f"bulk {i}", title=f"bulk {i}", content_hash=f"h{i}",
+                                     at=now - timedelta(days=400 - i % 300)) for i in range(entries)])
+    space.settings = {**space.settings, "maxEntries": cap}
+    space.save()
+    space.recount_cap()
+
+
+def test_a_space_far_over_its_cap_is_brought_back_by_one_job_not_a_hundred_a_write(space):
+    """Before, each write archived at most 100 (sorting the space each time), so a space 500 over its cap stayed
+    over it for five writes, and one 80,000 over for 800 writes of half a second and more each."""
+    from memoryhub.jobs.models import Job
+
+    far_over(space, 600, 100)
+    written = gateway.write(space, gateway.Draft(title="one more", body="one more note past the cap")).entry
+    recallable = Entry.objects.recallable().filter(space=space)
+    assert recallable.count() == 100 - 100 // gc.CAP_ROOM  # a hundredth of the cap below it, as a write leaves it
+    assert recallable.filter(pk=written.pk).exists() and not Entry.objects.filter(deleted_at__isnull=False).exists()
+    job = Job.objects.get(kind="enforce_cap", space=space)
+    assert job.status == "succeeded" and job.result["archived"] == 502
+    assert OpLog.objects.filter(space=space, operation="prune").count() == 1  # one chunk, no write's own batch
+
+
+def test_a_write_past_the_cap_leaves_the_catch_up_to_the_waiting_job_and_counts_again_only_later(space):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from memoryhub.jobs.models import Job
+
+    far_over(space, 400, 100)
+    waiting = Job.objects.create(kind="enforce_cap", space=space)  # queued, the worker not there yet
+    first = gateway.write(space, gateway.Draft(title="past", body="a note while the job waits")).entry
+    assert Entry.objects.recallable().filter(space=space).count() == 401  # the write archived nothing itself
+    assert list(Job.objects.filter(kind="enforce_cap").values_list("pk", flat=True)) == [waiting.pk]
+    space.refresh_from_db()
+    assert space.cap_check_from == first.pk + gc.CAP_BATCH
+    with CaptureQueriesContext(connection) as queries:
+        gateway.write(space, gateway.Draft(title="next", body="the next note"))
+    assert not [q["sql"] for q in queries if "COUNT(" in q["sql"].upper()]  # not counted on every write
+
+
+def test_the_catch_up_archives_the_weakest_never_an_immune_one(space):
+    far_over(space, 300, 100)
+    Entry.objects.filter(space=space, title__in=["bulk 0", "bulk 1"]).update(importance=5)  # the oldest, immune
+    Entry.objects.filter(space=space, title="bulk 2").update(hits=3)
+    fresh = Entry.objects.filter(space=space).order_by("-at")[:5].values_list("pk", flat=True)
+    done = gc.catch_up(space)
+    assert done["archived"] == 300 - 99 and done["recallable"] == 99
+    kept = Entry.objects.recallable().filter(space=space)
+    assert kept.filter(title__in=["bulk 0", "bulk 1", "bulk 2"]).count() == 3
+    assert set(fresh) <= set(kept.values_list("pk", flat=True))  # the newest are the strongest of equals
+    assert space.cap_check_from == 0  # under again: the next write counts

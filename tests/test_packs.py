@@ -1,6 +1,7 @@
 """Packs: export a native space, import it as a new one with identical search results; no secrets inside."""
 
 import io
+import json
 import tarfile
 from datetime import timedelta
 
@@ -194,8 +195,7 @@ def test_a_schema_1_pack_still_imports_its_persona_as_local():
     space = MemorySpace.objects.create(slug="src", name="Source")
     fill(space)
     data = packs.export(space)
-    manifest = {**_manifest(data), "schema_version": 1}
-    copy = packs.import_pack(rechecked(data, {"manifest.json": manifest, "persona.json": {"profile": "Wang, drinks tea"}}),
+    copy = packs.import_pack(rechecked(as_schema(data, 1), {"persona.json": {"profile": "Wang, drinks tea"}}),
                              slug="old")
     assert Persona.objects.get(space=copy).origin == "local"
     assert Persona.objects.get(space=copy).profile == "Wang, drinks tea"
@@ -302,10 +302,9 @@ def test_a_pack_notebook_the_rules_refuse_fails_the_import_and_leaves_nothing(tm
 
 def test_packs_of_older_hubs_without_notebooks_still_import(tmp_path):
     workspace, space = workspace_with_notebooks(tmp_path)
-    data = packs.export(space)
+    data = as_schema(packs.export(space), 2)
     manifest = _manifest(data)
     del manifest["files"]["notebooks.json"]
-    manifest["schema_version"] = 2
     copy = packs.import_pack(rechecked(data, {"manifest.json": manifest}))
     assert Entry.objects.filter(space=copy).count() == Entry.objects.filter(space=space).count()
     assert not AuditEvent.objects.filter(action="pack.notebooks").exists()
@@ -380,3 +379,49 @@ def test_a_pack_that_would_unpack_past_the_limit_is_refused_before_it_is_inflate
     assert peak < 8 * 1024 * 1024
     with pytest.raises(packs.PackError, match="over this hub's 1 MiB limit"):
         packs.import_pack(b"x" * (2 * 1024 * 1024))
+
+
+# --- provenance (schema 4) --------------------------------------------------------------------------
+
+def as_schema(data: bytes, version: int) -> bytes:
+    """The pack as a hub of an older schema wrote it: its entries without the fields added since."""
+    blobs = unpacked(data)
+    entries = [{k: v for k, v in row.items() if packs.FIELDS_SINCE["entries.json"].get(k, 1) <= version}
+               for row in json.loads(blobs["entries.json"])]
+    data = rechecked(data, {"entries.json": entries})
+    return rechecked(data, {"manifest.json": {**_manifest(data), "schema_version": version}})
+
+
+def imported_note(space):
+    return gateway.write(space, gateway.Draft(body="Ships on Fridays", category="decision", provenance={
+        "source": "mem0", "id": "m-41", "metadata": {"app": "cli"}})).entry
+
+
+def test_a_pack_carries_where_each_imported_memory_came_from():
+    space = MemorySpace.objects.create(slug="src", name="Source")
+    imported_note(space)
+    data = packs.export(space)
+    assert _manifest(data)["schema_version"] == 4
+    copy = packs.import_pack(data, slug="copy")
+    assert Entry.objects.get(space=copy).provenance == {"source": "mem0", "id": "m-41", "metadata": {"app": "cli"}}
+
+
+def test_a_schema_3_pack_imports_its_entries_without_provenance_and_may_not_claim_it():
+    space = MemorySpace.objects.create(slug="src", name="Source")
+    imported_note(space)
+    data = packs.export(space)
+    copy = packs.import_pack(as_schema(data, 3), slug="old")
+    assert Entry.objects.get(space=copy).provenance == {}
+    with pytest.raises(packs.PackError, match="schema 3 pack does not have: provenance"):
+        packs.import_pack(rechecked(data, {"manifest.json": {**_manifest(data), "schema_version": 3}}))
+
+
+def test_an_imported_packs_provenance_is_redacted():
+    space = MemorySpace.objects.create(slug="src", name="Source")
+    imported_note(space)
+    data = packs.export(space)
+    key = "sk-proj-" + "Ab3_" * 10
+    entries = json.loads(unpacked(data)["entries.json"])
+    entries[0]["provenance"] = {"source": "mem0", "metadata": {"note": f"token={key}"}}
+    copy = packs.import_pack(rechecked(data, {"entries.json": entries}), slug="copy")
+    assert key not in json.dumps(Entry.objects.get(space=copy).provenance)

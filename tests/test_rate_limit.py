@@ -11,7 +11,7 @@ import urllib.request
 import pytest
 
 from memoryhub.agents import rates
-from tests.procs import hub_env, manage, web_node
+from tests.procs import hub_env, manage, migrate, web_node
 
 
 def fresh_minute(room: float = 20) -> None:
@@ -34,7 +34,7 @@ def test_two_web_processes_share_one_budget(tmp_path):
     with hub_env(tmp_path) as env:
         env["MEMORYHUB_RATE_LIMIT_PER_MINUTE"] = "6"
         env.pop("DATABASE_URL", None)  # two processes of one machine on its SQLite database
-        manage(env, "migrate", "--noinput", "-v0")
+        migrate(env)
         token = manage(env, "issue_token", "--name", "bot").strip().splitlines()[-1]
         with web_node(env, tmp_path / "a.log") as a, web_node(env, tmp_path / "b.log") as b:
             fresh_minute()
@@ -123,7 +123,7 @@ def test_truncating_the_windows_file_under_a_web_process_never_kills_it(tmp_path
     with hub_env(tmp_path) as env:
         env.pop("DATABASE_URL", None)
         env.pop("REDIS_URL", None)  # the machine's file, not Redis, counts the calls
-        manage(env, "migrate", "--noinput", "-v0")
+        migrate(env)
         token = manage(env, "issue_token", "--name", "bot").strip().splitlines()[-1]
         with web_node(env, tmp_path / "web.log") as base:
             assert get_spaces(base, token)[0] == 200

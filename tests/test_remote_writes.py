@@ -207,3 +207,93 @@ def test_a_mixed_batch_writes_its_native_turns_whatever_the_provider_does(api, h
     r = api.post("turns", {"turns": [{"session_id": "b", "user": "remote one", "assistant": "ok", "space": "hanging"},
                                      {"session_id": "b", "user": "native one", "assistant": "ok"}]})
     assert [item["status"] for item in r.json()["results"]] == [504, 201]
+
+
+def keyed_batch(api, space: str = "m0", session_id: str = "k", n: int = 3):
+    return api.post("turns", {"turns": [{"session_id": session_id, "user": f"keyed turn {i}", "assistant": "ok",
+                                         "space": space, "idempotency_key": f"t-{i}"} for i in range(n)]})
+
+
+def test_a_resent_batch_answers_the_first_receipts_and_sends_nothing_again(api, mem0):
+    """Before, each resend of a batch (a client retrying after a lost answer) sent every turn to the engine again."""
+    first = keyed_batch(api).json()["results"]
+    assert [item["status"] for item in first] == [201] * 3 and len(mem0.events) == 3
+    again = keyed_batch(api).json()["results"]
+    assert [item["status"] for item in again] == [200] * 3
+    assert [item["entry"]["id"] for item in again] == [item["entry"]["id"] for item in first]
+    assert {item["entry"]["receipt"] for item in again} == {"accepted"}
+    assert len(mem0.events) == 3 and RemoteWrite.objects.count() == 3
+
+
+def test_a_resent_turn_answers_its_first_receipt_and_another_origins_key_is_its_own(api, api_factory, mem0):
+    first = api.turn("the boiler is in the cellar", space="m0", idempotency_key="boiler")
+    again = api.turn("the boiler is in the cellar", space="m0", idempotency_key="boiler")
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json()["entry"]["id"] == first.json()["entry"]["id"] and len(mem0.events) == 1
+    other = api_factory(name="bridge", origin="qq").turn("the boiler is in the cellar", space="m0",
+                                                         idempotency_key="boiler")
+    assert other.status_code == 201 and other.json()["entry"]["id"] != first.json()["entry"]["id"]
+    assert len(mem0.events) == 2
+
+
+def test_a_key_repeated_inside_one_batch_is_sent_once(api, mem0):
+    r = api.post("turns", {"turns": [{"session_id": "k", "user": "twice in one batch", "assistant": "ok",
+                                      "space": "m0", "idempotency_key": "same"}] * 2})
+    results = r.json()["results"]
+    assert [item["status"] for item in results] == [201, 200]
+    assert results[0]["entry"]["id"] == results[1]["entry"]["id"] and len(mem0.events) == 1
+
+
+def test_a_third_party_vaults_key_is_its_sessions_own(api, mem0):
+    MemorySpace.objects.create(slug="m0v", name="Mem0 vault", provider="mem0", access="vault",
+                               config={"userId": "vault"})
+    first = api.turn("the safe code is 4711", space="m0v", idempotency_key="v-1", session_id="a")
+    again = api.turn("the safe code is 4711", space="m0v", idempotency_key="v-1", session_id="a")
+    other = api.turn("the safe code is 4711", space="m0v", idempotency_key="v-1", session_id="b")
+    assert (first.status_code, again.status_code, other.status_code) == (201, 200, 201)
+    assert again.json()["entry"]["id"] == first.json()["entry"]["id"] != other.json()["entry"]["id"]
+    assert first.json()["entry"]["id"].startswith("m0v:w") and len(mem0.events) == 2
+
+
+def test_a_key_whose_write_surely_failed_is_sent_again(api, mem0):
+    save_service("mem0", {"endpoint": mem0.url, "apiKey": "wrong-key-000", "mode": "platform"})
+    assert api.turn("sent again later", space="m0", idempotency_key="later").status_code == 502
+    assert RemoteWrite.objects.get().state == "failed" and not mem0.events
+    save_service("mem0", {"endpoint": mem0.url, "apiKey": mem0.api_key, "mode": "platform"})
+    r = api.turn("sent again later", space="m0", idempotency_key="later")
+    assert r.status_code == 201 and r.json()["entry"]["receipt"] == "accepted" and len(mem0.events) == 1
+    assert RemoteWrite.objects.get().state == "accepted"  # the key's one write, now arrived
+
+
+def test_a_key_whose_outcome_is_unknown_answers_its_pending_receipt_and_is_not_sent_again(api, mem0):
+    mem0.set_fault("error500")  # a 500 may come after the engine stored it
+    assert api.turn("maybe stored", space="m0", idempotency_key="maybe").status_code == 502
+    write = RemoteWrite.objects.get()
+    assert write.state == "unknown"
+    mem0.set_fault(None)
+    sent = len(mem0.log)
+    r = api.turn("maybe stored", space="m0", idempotency_key="maybe")
+    assert r.status_code == 200, r.content
+    assert r.json()["entry"]["receipt"] == "unknown" and r.json()["entry"]["id"] == f"m0:w{write.pk}"
+    assert mem0.url not in r.content.decode()  # the engine's endpoint is not an id
+    assert len(mem0.log) == sent and RemoteWrite.objects.count() == 1
+
+
+def test_a_key_sent_while_its_first_write_is_in_flight_is_not_sent_twice(api, hanging):
+    """Two requests racing on one key: the second answers the first's pending receipt instead of sending it too."""
+    import threading
+
+    from django.test import Client
+
+    body = json.dumps({"session_id": "b", "user": "racing", "assistant": "ok", "space": "hanging",
+                       "idempotency_key": "race"})
+    answers = []
+    first = threading.Thread(target=lambda: answers.append(Client().post(
+        "/api/v1/turns", body, content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {api.raw}").status_code))
+    first.start()
+    while not hanging.accepted and first.is_alive():
+        first.join(0.05)
+    second = api.post("turns", json.loads(body))
+    assert second.status_code == 200 and second.json()["entry"]["receipt"] == "unknown"
+    first.join(30)
+    assert answers == [504] and hanging.accepted == 1 and RemoteWrite.objects.count() == 1

@@ -13,7 +13,7 @@ from django.utils import timezone
 from memoryhub.memories.maintenance import copies
 from memoryhub.memories.models import CopyReceipt, Edge, Entry, Kind, RemoteWrite
 from memoryhub.memories.write import gateway, marks
-from memoryhub.spaces.models import MemorySpace
+from memoryhub.spaces.models import MemorySpace, ProviderService
 from memoryhub.spaces.provider_services import save_service
 from providers.mem0 import Mem0Provider
 from tests.providers.fakes.mem0 import Mem0Fake
@@ -77,17 +77,34 @@ def test_a_native_space_copied_to_mem0_and_back_keeps_what_mem0_keeps(native, me
     assert not Edge.objects.filter(source__space=back, edge_type="causal").exists()  # Mem0 keeps no links
 
 
+def mem0_key(key: str) -> None:
+    service = ProviderService.objects.get(kind="mem0")
+    save_service("mem0", {"endpoint": service.config["endpoint"], "apiKey": key, "mode": service.config["mode"]})
+
+
 def test_a_second_run_sends_only_what_has_no_receipt_and_failed_writes_are_sent_again(native, mem0, fake):
     copy = copies.pair(native, mem0)
-    fake.fault = "error500"
+    mem0_key("wrong-key-000")  # refused outright: surely not stored
     first = copies.run(copy)
     assert first["failed"] == 3 and not fake.memories
-    fake.fault = None
+    mem0_key(fake.api_key)
     second = copies.run(copy)
     assert second["accepted"] == 3 and second["already"] == 0
     assert set(CopyReceipt.objects.values_list("attempts", flat=True)) == {2}
     third = copies.run(copy)
     assert third["already"] == 3 and "accepted" not in third and len(fake.memories) == 3
+
+
+def test_a_memory_whose_write_may_have_arrived_is_not_sent_again_by_a_second_run(native, mem0, fake):
+    """A 5xx may come after the engine stored the memory: before, the copy called it failed and sent it again."""
+    copy = copies.pair(native, mem0)
+    fake.fault = "error500"
+    assert copies.run(copy)["unknown"] == 3
+    fake.fault = None
+    sent = len(fake.log)
+    second = copies.run(copy)
+    assert second["unknown"] == 3 and len(fake.log) == sent and not fake.memories
+    assert RemoteWrite.objects.filter(space=mem0).count() == 3
 
 
 def test_nothing_leaves_the_source_until_a_person_removes_what_arrived(native, mem0, fake):

@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 
 import pytest
 from django.db import connection, transaction
@@ -19,7 +20,7 @@ from memoryhub.agents.models import AgentSession, ApiToken
 from memoryhub.core import background
 from memoryhub.memories.models import Entry, OpLog
 from memoryhub.spaces.models import MemorySpace
-from tests.procs import ROOT, hub_env, in_django, manage, on_postgres, web_node
+from tests.procs import ROOT, hub_env, in_django, load, manage, migrate, on_postgres, web_node
 
 sqlite_only = pytest.mark.skipif(on_postgres(), reason="SQLite's one write lock; PostgreSQL has row locks")
 
@@ -124,7 +125,53 @@ def test_a_write_that_outwaits_the_busy_timeout_answers_503_busy_and_is_not_stor
     assert api.turn("a turn once the lock is free").status_code == 201
 
 
+@contextmanager
+def database_full():
+    """SQLite's own SQLITE_FULL, as on a full disk: the database may not grow past the pages it has now."""
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA max_page_count")
+        limit = cursor.fetchone()[0]
+        cursor.execute("PRAGMA page_count")
+        cursor.execute(f"PRAGMA max_page_count = {cursor.fetchone()[0]}")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"PRAGMA max_page_count = {limit}")
+
+
 @sqlite_only
+@pytest.mark.django_db(transaction=True)
+def test_with_the_database_full_writes_answer_507_reads_still_answer_and_writes_come_back(api_factory, caplog):
+    """The short version of the full disk below (make load puts the data dir on a real small disk, where the reads'
+    bookkeeping fails too): SQLite refuses to grow the database. Before, writes and every read answered 500
+    `internal`; now a write is 507 and stores nothing, reads answer, and writes are stored again once there is room."""
+    agent, newcomers = api_factory(name="agent"), [api_factory(name=f"fresh-{n}") for n in range(3)]
+    assert agent.turn("the deploy moved to the new cluster", idempotency_key="fault-1").status_code == 201
+    confirmed, failed = {"fault-1"}, None
+    with database_full():
+        for n in range(30):  # until a write finds no page left (the free pages of the file take a few)
+            answer = agent.turn("a longer turn about the cluster " * 200, idempotency_key=f"full-{n}")
+            if answer.status_code != 201:
+                failed = answer
+                break
+            confirmed.add(f"full-{n}")
+        reads = [agent.tool("memory_search", session_id=session, query="deploy cluster").status_code
+                 for session in ("s1", "a-new-session")]
+        reads.append(agent.post("context", {"session_id": "new-context", "query": "deploy"}).status_code)
+        firsts = [newcomer.tool("memory_search", session_id="first", query="deploy cluster").status_code
+                  for newcomer in newcomers]
+    assert failed is not None and failed.status_code == 507, failed and failed.json()
+    assert failed.json()["error"]["code"] == "insufficient_storage"
+    assert reads == [200] * 3 and firsts == [200] * 3
+    assert agent.turn("once there is room again", idempotency_key="fault-2").status_code == 201
+    stored = set(Entry.objects.filter(kind="turn").values_list("idempotency_key", flat=True))
+    assert stored == confirmed | {"fault-2"}  # every confirmed write is there, the refused one is not
+    assert "Traceback" not in caplog.text
+
+
+@sqlite_only
+@load
 def test_with_the_disk_full_writes_answer_507_reads_still_answer_and_writes_come_back_with_space():
     """The data dir on a small tmpfs of its own (a user and mount namespace: no root needed), filled with ballast.
     Before, writes and every read answered 500 `internal` (the reads' bookkeeping failed with them)."""
@@ -149,6 +196,39 @@ def test_with_the_disk_full_writes_answer_507_reads_still_answer_and_writes_come
     assert "Traceback" not in log
 
 
+@pytest.mark.django_db
+def test_with_redis_down_writes_answer_their_receipts_and_the_sweeps_do_their_follow_ups(
+        api, redis_down, caplog, django_capture_on_commit_callbacks):
+    """The short version of the served hub below: the turns commit, then handing their follow-ups (enrichment, a
+    persona rebuild) to the worker fails. Before, the first turn of each space answered 500 although it was
+    stored; now each answers its receipt, the failure is logged, and the sweeps do the work once a worker can."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from memoryhub.jobs import runner
+    from memoryhub.jobs.models import Job
+    from memoryhub.memories.growth import enrich
+
+    space = MemorySpace.objects.create(slug="redis-down", name="Redis down", settings={"personaEvery": 2})
+    with django_capture_on_commit_callbacks(execute=True):
+        answers = [api.turn(f"turn {n} about the deploy", space="redis-down").status_code for n in range(3)]
+    assert answers == [201] * 3
+    assert Entry.objects.filter(space=space, enrich_pending=True).count() == 3
+    assert list(Job.objects.values_list("kind", "status", "task_id")) == [("persona_rebuild", "queued", "")]
+    assert "not queued" in caplog.text and "sent again once it does" in caplog.text
+
+    redis_down.undo()  # the broker back, and a worker that runs what it is given at once
+    past = timezone.now() - timedelta(minutes=2)  # the sweeps take what waited longer than a minute
+    Entry.objects.update(created_at=past)
+    Job.objects.update(created_at=past)
+    runner.dispatch_lost()
+    enrich.sweep()
+    assert not Entry.objects.filter(enrich_pending=True).exists()
+    assert list(Job.objects.values_list("kind", "status")) == [("persona_rebuild", "succeeded")]
+
+
+@load
 def test_with_redis_down_a_committed_write_answers_its_receipt_and_its_follow_ups_run_later(tmp_path):
     """REDIS_URL names a Redis nobody answers: the turns commit, then handing their follow-ups to the worker fails.
     Before, the first turn of each space answered 500 although it was stored. Now each answers its receipt, the
@@ -157,7 +237,7 @@ def test_with_redis_down_a_committed_write_answers_its_receipt_and_its_follow_up
 
     with hub_env(tmp_path) as env:
         env.update({"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0", "MEMORYHUB_PERSONA_EVERY": "2"})
-        manage(env, "migrate", "--noinput", "-v0")
+        migrate(env)
         token = manage(env, "issue_token", "--name", "writer").strip().splitlines()[-1]
         with web_node(env, tmp_path / "web.log") as base:
             from bench.storage_faults import call
@@ -190,3 +270,34 @@ print(json.dumps({"before": before, "pending": Entry.objects.filter(enrich_pendi
     assert ["persona_rebuild", "queued", ""] in later["before"]["jobs"]
     assert "not queued" in log and "sent again once it does" in log and "Traceback" not in log
     assert later["pending"] == 0 and later["jobs"] == [["persona_rebuild", "succeeded"]]
+
+
+def test_a_redis_that_never_answers_fails_the_enqueue_instead_of_hanging_it(tmp_path):
+    """REDIS_URL names a server that accepts connections and never answers (a Redis dropping packets, a wedged
+    proxy). Before, django-q2's client had no socket timeout and the enqueue, and the write waiting on it, hung for
+    good; now it fails after MEMORYHUB_REDIS_TIMEOUT (plus the worker's 1 s wait) and the caller logs it."""
+    from tests.providers.fakes.tarpit import Tarpit
+
+    tarpit = Tarpit()
+    try:
+        with hub_env(tmp_path) as env:
+            env.update({"REDIS_URL": f"redis://127.0.0.1:{tarpit.port}/0", "MEMORYHUB_REDIS_TIMEOUT": "0.5"})
+            seen = json.loads(in_django(env, """
+import json
+import redis
+from django_q.brokers import get_broker
+from django_q.tasks import async_task
+broker = get_broker()
+options = broker.connection.connection_pool.connection_kwargs
+try:
+    async_task("math.floor", 1.5)
+    outcome = "queued"
+except redis.RedisError as exc:
+    outcome = type(exc).__name__
+print(json.dumps({"outcome": outcome, "client": type(broker.connection).__module__,
+                  "timeouts": [options.get("socket_connect_timeout"), options.get("socket_timeout")]}))
+""", timeout=60).strip().splitlines()[-1])
+    finally:
+        tarpit.stop()
+    assert tarpit.accepted >= 1  # the client did reach the server, which never said a word
+    assert seen == {"outcome": "TimeoutError", "client": "redis.client", "timeouts": [0.5, 1.5]}

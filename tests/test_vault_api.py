@@ -213,6 +213,15 @@ def test_ending_the_session_ends_its_grants_and_closes_its_requests(api, diary, 
     assert AccessRequest.objects.get(pk=waiting["request_id"]).status == "closed"
 
 
+def test_ending_a_session_the_hub_never_saw_is_final(api, diary):
+    """Before, ending an id with no row wrote nothing, and a later call with that id opened it afresh."""
+    assert api.post("sessions/s9/end").json() == {"expired_grants": 0}
+    refused = error(api.tool("memory_request", space="diary", session_id="s9"), 403)
+    assert "ended" in refused["message"] and not AccessRequest.objects.exists()
+    assert api.post("sessions/s9/end").json() == {"expired_grants": 0}  # ending it again changes nothing
+    assert AgentSession.objects.filter(session_id="s9", ended_at__isnull=False).count() == 1
+
+
 def test_an_idle_session_loses_its_grants(api, diary, person, settings):
     save(api, "alpha")
     answer = request(api)

@@ -85,9 +85,13 @@ def _keep_snapshot(token_id: int, session_id: str, snapshot: dict) -> None:
 
 
 def end(token: ApiToken, session_id: str) -> int:
-    """The agent closed the session: mark it ended; returns how many things its end released (vault grants)."""
-    AgentSession.objects.filter(token=token, session_id=session_id, ended_at__isnull=True).update(
-        ended_at=timezone.now())
+    """The agent closed the session: mark it ended, for good; returns how many things its end released (vault
+    grants). A session the hub never saw gets its row, ended: without one, a later call with its id would open
+    it afresh."""
+    now = timezone.now()
+    if not AgentSession.objects.filter(token=token, session_id=session_id, ended_at__isnull=True).update(ended_at=now):
+        AgentSession.objects.get_or_create(token=token, session_id=session_id,
+                                           defaults={"started_at": now, "last_seen_at": now, "ended_at": now})
     return _announce(token.pk, session_id, "ended", token.actor)
 
 

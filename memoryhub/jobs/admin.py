@@ -10,7 +10,7 @@ from django_q import admin as q_admin
 from django_q.models import Failure, OrmQ, Schedule, Success
 
 from memoryhub.core.readonly_admin import ReadOnlyAdmin
-from memoryhub.jobs.models import Job
+from memoryhub.jobs.models import Handoff, Job
 
 
 @admin.register(Job)
@@ -18,6 +18,13 @@ class JobAdmin(ReadOnlyAdmin):
     list_display = ("id", "kind", "space", "status", "progress", "created_at", "finished_at")
     list_filter = ("status", "kind")
     search_fields = ("label", "error", "task_id")
+
+
+@admin.register(Handoff)
+class HandoffAdmin(ReadOnlyAdmin):
+    list_display = ("id", "name", "label", "created_at", "task_id", "error")
+    list_filter = ("name",)
+    exclude = ("args",)  # a vault's claims: what its owner said, not for the admin to read
 
 
 for model, shown in ((Schedule, q_admin.ScheduleAdmin), (Success, q_admin.TaskAdmin), (Failure, q_admin.FailAdmin),

@@ -59,3 +59,24 @@ class Job(models.Model):
         if self.started_at and self.finished_at:
             return self.finished_at - self.started_at
         return None
+
+
+class Handoff(models.Model):
+    """A task that must not be lost (registry.task(..., durable=True)): written in the transaction of the change
+    that asks for it and deleted once the task has run. `task_id` stays blank while no broker has taken it (Redis
+    was down), and `runner.dispatch_lost` hands it over again, as it does a Job; `error` keeps a failed run's
+    reason (django-q2 keeps its traceback), and such a row is not sent again."""
+
+    name = models.CharField(max_length=60, help_text="The registered task it runs.")
+    args = models.JSONField(default=list, blank=True)
+    label = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    task_id = models.CharField(max_length=64, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["created_at"], condition=models.Q(task_id="", error=""),
+                                name="handoff_unsent")]
+
+    def __str__(self) -> str:
+        return f"{self.name} #{self.pk}"

@@ -22,6 +22,7 @@ class JobKind:
 
 JOBS: dict[str, JobKind] = {}
 TASKS: dict[str, Callable[..., Any]] = {}
+DURABLE: set[str] = set()  # tasks whose loss would lose work nothing else redoes: each hand-off is a row
 
 
 def job(kind: str, label: str, run: Callable[[Any], dict]) -> None:
@@ -29,9 +30,14 @@ def job(kind: str, label: str, run: Callable[[Any], dict]) -> None:
     JOBS[kind] = JobKind(kind, label, run)
 
 
-def task(name: str, run: Callable[..., Any]) -> None:
-    """Register a task: `runner.submit(name, *args)` queues `run(*args)` without a Job row."""
+def task(name: str, run: Callable[..., Any], *, durable: bool = False) -> None:
+    """Register a task: `runner.submit(name, *args)` queues `run(*args)` without a Job row.
+
+    A durable task's hand-off is kept (jobs.models.Handoff) until it has run, so a broker that was down loses
+    nothing; use it for work no sweep would find again (a sweep that re-derives its work needs no row)."""
     TASKS[name] = run
+    if durable:
+        DURABLE.add(name)
 
 
 def path(func: Callable[..., Any]) -> str:

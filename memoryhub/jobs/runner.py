@@ -31,7 +31,7 @@ from django_q.tasks import async_task
 from memoryhub.core.http import CancelScope
 from memoryhub.core.redaction import redact, redact_value
 from memoryhub.jobs import registry
-from memoryhub.jobs.models import Job
+from memoryhub.jobs.models import Handoff, Job
 
 log = logging.getLogger(__name__)
 WATCH_SECONDS = 1.0  # how often a running job's watcher looks for a person's cancel
@@ -101,12 +101,17 @@ LOST_AFTER = timedelta(minutes=1)
 
 
 def dispatch_lost() -> int:
-    """Every minute (a django-q2 schedule): send again the queued jobs that never reached the worker's queue."""
-    lost = list(Job.objects.filter(status=Job.Status.QUEUED, task_id="", created_at__lt=timezone.now() - LOST_AFTER)
+    """Every minute (a django-q2 schedule): send again the queued jobs, and the durable tasks' hand-offs, that
+    never reached the worker's queue."""
+    before = timezone.now() - LOST_AFTER
+    lost = list(Job.objects.filter(status=Job.Status.QUEUED, task_id="", created_at__lt=before)
                 .values_list("pk", flat=True))
     for job_id in lost:
         _dispatch(job_id)
-    return len(lost)
+    handoffs = list(Handoff.objects.filter(task_id="", error="", created_at__lt=before).values_list("pk", flat=True))
+    for handoff_id in handoffs:
+        _hand_off(handoff_id)
+    return len(lost) + len(handoffs)
 
 
 def _send_task(path: str, args: tuple, name: str) -> None:
@@ -122,12 +127,45 @@ def submit(name: str, *args: Any, label: str = "") -> None:
 
     A task leaves no result row when it succeeds (the enrichment run is queued every second or so
     while agents write); a failure is kept by django-q2 as usual. A task the broker does not take is
-    logged, never raised: the change that asked for it was committed (enrich_sweep catches a lost enrich run)."""
+    logged, never raised: the change that asked for it was committed (enrich_sweep catches a lost enrich run).
+    A durable task's hand-off is a row written with the change itself, which `dispatch_lost` sends again."""
     run = registry.TASKS[name]
     if Conf.SYNC:
         run(*args)
+    elif name in registry.DURABLE:
+        handoff = Handoff.objects.create(name=name, args=list(args), label=(label or name)[:200])
+        transaction.on_commit(lambda: _hand_off(handoff.pk))
     else:
         transaction.on_commit(lambda: _send_task(registry.path(run), args, label or name))
+
+
+def _hand_off(handoff_id: int) -> None:
+    """Give a durable task's row to the worker; one the broker does not take stays unsent, logged (as _dispatch)."""
+    label = Handoff.objects.filter(pk=handoff_id).values_list("label", flat=True).first()
+    if label is None:
+        return
+    try:
+        task_id = async_task("memoryhub.jobs.runner.run_handoff", handoff_id, task_name=label, save=False)
+    except Exception as exc:  # noqa: BLE001 — whatever the broker raises; tests (sync) see their own errors
+        if Conf.SYNC:
+            raise
+        log.warning("task %s is kept but the worker's queue did not take it (%s); it is sent again once it does",
+                    label, exc)
+        return
+    Handoff.objects.filter(pk=handoff_id, task_id="").update(task_id=str(task_id)[:64])
+
+
+def run_handoff(handoff_id: int) -> None:
+    """The worker's entry point for a durable task: run it, then forget its row; a failure stays on the row."""
+    handoff = Handoff.objects.filter(pk=handoff_id, error="").first()
+    if handoff is None:
+        return  # it ran already, or failed and waits for a person
+    try:
+        registry.TASKS[handoff.name](*handoff.args)
+    except Exception as exc:
+        Handoff.objects.filter(pk=handoff_id).update(error=redact(f"{type(exc).__name__}: {exc}").text[:2000])
+        raise
+    handoff.delete()
 
 
 def job_progress(job: Job, percent: int, message: str = "", **args: Any) -> None:

@@ -26,6 +26,7 @@ class MemoriesConfig(AppConfig):
         registry.job("consolidate_undo", gettext_noop("Undo consolidation"), tasks.consolidate_undo)
         registry.job("consolidation_preview", gettext_noop("Consolidation preview"), tasks.consolidation_preview)
         registry.job("compact", gettext_noop("Storage compaction"), tasks.compact_storage)
+        registry.job("enforce_cap", gettext_noop("maxEntries cap"), tasks.enforce_cap)
         registry.job("import_history", gettext_noop("History import"), tasks.import_history)
         registry.job("retag_origin", gettext_noop("Origin re-tag"), tasks.retag_origin)
         registry.job("embed", gettext_noop("Embedding"), tasks.embed_space)
@@ -39,7 +40,8 @@ class MemoriesConfig(AppConfig):
         registry.task("embed_sweep", vectors.sweep)
         registry.task("recount_words", fulltext.recount_words)
         registry.task("daily_consolidation", tasks.daily_consolidation)
-        registry.task("vault_facts", gateway.vault_facts)  # a vault's facts, after the write answered
+        # A vault's facts, after the write answered: durable, as no sweep could find them again.
+        registry.task("vault_facts", gateway.vault_facts, durable=True)
 
         # What follows a change, in this order, inside the change's transaction (write/events.py).
         events.entry_written.connect(tasks.on_entry_written, dispatch_uid="memories.tasks")  # summary, persona

@@ -337,11 +337,16 @@ class RemoteWrite(models.Model):
     category = models.CharField(max_length=20, default=Category.GENERAL)
     session_id = models.CharField(max_length=200, blank=True)
     origin = models.CharField(max_length=60, default="local")
+    idempotency_key = models.CharField(max_length=200, blank=True)  # as stored (drafts.stored_key): one write per key
     created_at = models.DateTimeField(default=timezone.now)
     checked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["space", "origin", "idempotency_key"],
+                                    condition=~models.Q(idempotency_key=""), name="remotewrite_unique_key"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.space_id} {self.state} {self.provider_id or self.uri}"

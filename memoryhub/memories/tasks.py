@@ -12,7 +12,7 @@ from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.jobs.runner import job_progress
 from memoryhub.memories.growth import persona
-from memoryhub.memories.maintenance import compact, consolidate, importers, preview
+from memoryhub.memories.maintenance import compact, consolidate, gc, importers, preview
 from memoryhub.memories.maintenance.importers import retag
 from memoryhub.memories.models import ConsolidationRun, Entry, Kind, RemoteWrite
 from memoryhub.memories.search import vectors
@@ -58,6 +58,11 @@ def embed_space(job: Job) -> dict:
 
     done = vectors.embed_pending(job.space.pk, progress=progress, raise_errors=True)
     return {"embedded": done, "still_missing": vectors.status(job.space)["missing"]}
+
+
+def enforce_cap(job: Job) -> dict:
+    """Bring a space far over its maxEntries back under it, the weakest first (gc.catch_up)."""
+    return gc.catch_up(job.space, progress=lambda p, m, **a: job_progress(job, p, m, **a))
 
 
 def verify_write(job: Job) -> dict:

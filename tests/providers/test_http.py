@@ -54,11 +54,10 @@ def test_auth_failure_is_permanent_and_masks_the_echoed_key(fake):
 
 
 def test_timeout_is_reported_once_without_retries(fake):
-    fake.set_fault("slow")
-    started = time.monotonic()
+    fake.set_fault("slow")  # answers after 3 s: only a client that gave up at its 0.3 s says timeout
     with pytest.raises(ProviderError) as caught:
         client(fake, timeout=0.3).get("/ok")
-    assert caught.value.timeout and time.monotonic() - started < 1.5
+    assert caught.value.timeout
     assert len(fake.log) == 1
 
 
@@ -82,26 +81,28 @@ def test_body_over_the_cap_is_refused(declared):
 
 
 def test_a_trickling_body_is_cut_at_the_deadline():
+    sent = []
+
     def trickle():
-        for _ in range(50):
+        for _ in range(50):  # a byte every 0.05 s: no single read waits long, only a deadline on the whole cuts it
             time.sleep(0.05)
+            sent.append(1)
             yield b" "
 
     transport = httpx.MockTransport(lambda request: httpx.Response(200, content=trickle()))
-    started = time.monotonic()
     with pytest.raises(ProviderError) as caught:
         HttpClient("http://upstream.test", timeout=0.3, transport=transport).get("/")
-    assert caught.value.timeout and time.monotonic() - started < 1.0
+    assert caught.value.timeout and len(sent) < 50  # cut before the body was all there
 
 
 def test_cancel_aborts_an_in_flight_request_and_refuses_new_ones(fake):
     fake.set_fault("slow")
     http = client(fake, timeout=5)
     threading.Timer(0.3, http.cancel).start()
-    started = time.monotonic()
     with pytest.raises(ProviderError, match="cancelled"):
         http.get("/ok")
-    assert time.monotonic() - started < 2
+    # Released while the request was still in flight: its attempt still waits for the fake's answer.
+    assert any(t.name == "http GET /ok" and t.is_alive() for t in threading.enumerate())
     fake.set_fault(None)
     with pytest.raises(ProviderError, match="cancelled"):
         http.get("/ok")

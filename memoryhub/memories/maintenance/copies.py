@@ -4,8 +4,10 @@ The source is a native space's live entries or a third-party space's records (th
 other active space whose provider can `remember`. Memories go through the write gateway like an agent's writes
 (redaction; a native target grows its facts and topics from them; a third-party target's write is kept with its
 receipt on the Writes page too), and each gets a CopyReceipt: committed, accepted (the engine extracts later),
-pending_verification, unknown (a timeout: it may have arrived) or failed. A second run of the same pair sends only
-what has no committed, accepted or pending receipt, so a copy cut short by a failure, a cancel or a restart resumes.
+pending_verification, unknown (a timeout, a 5xx: it may have arrived) or failed. A second run of the same pair sends
+only what has no committed, accepted or pending receipt, so a copy cut short by a failure, a cancel or a restart
+resumes; a memory whose write into a third-party target is unknown keeps that receipt (its idempotency key answers
+the write it made, so the engine never gets it twice) until a person re-checks it.
 
 The preview says what would go and what the target cannot keep, from its declaration (Provider.keeps and its
 capabilities), so nobody learns it by losing it. A copy deletes nothing: `forget_source` removes from the source
@@ -271,8 +273,9 @@ def _send(copy: SpaceCopy, items: list[tuple[str, Draft, Entry | None]], counts:
     target = copy.target
     results = gateway.write_many([(target, draft) for _sid, draft, _e in items], actor=actor)
     for (source_id, draft, entry), written in zip(items, results):
-        if isinstance(written, ProviderError):
-            state, target_id, error = State.UNKNOWN if written.timeout else State.FAILED, "", written.message
+        if isinstance(written, ProviderError):  # as its RemoteWrite keeps it: an unknown one is not sent again
+            state = State.FAILED if remote_writes.surely_not_stored(written) else State.UNKNOWN
+            target_id, error = "", written.message
         elif isinstance(written, Exception):
             state, target_id, error = State.FAILED, "", str(getattr(written, "message", "") or written)[:2000]
         elif written.entry is not None:

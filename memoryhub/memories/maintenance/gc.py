@@ -2,7 +2,8 @@
 
 EI = base(importance) × access × decay × edges (mnemon.md A11). Memories with importance ≥ 4
 or accessed three times or more are immune and never suggested. The one thing done without
-asking is the space's maxEntries cap: after each new entry the weakest are archived (never deleted).
+asking is the space's maxEntries cap: after each new entry the weakest are archived (never deleted), by the
+write itself when the space is just past its cap, by a worker job when it is far past.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from datetime import datetime
 from django.db.models import Count
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
-from memoryhub.memories.models import Entry
+from memoryhub.jobs import runner
+from memoryhub.memories.models import Edge, Entry
 from memoryhub.memories.write import access_counts, marks, oplog
 from memoryhub.spaces import space_settings
 from memoryhub.spaces.models import MemorySpace
@@ -91,8 +94,9 @@ def keep(entry: Entry, *, actor: str = "") -> Candidate:
 
 
 CAP_SAMPLE = 400
-CAP_BATCH = 100
+CAP_BATCH = 100  # the most one write archives, and how far past its cap a write may find a space and still do it
 CAP_ROOM = 100  # a full space is taken this many times its cap's hundredth below it (a 20,000 cap: 200)
+CATCH_UP_CHUNK = 1000  # the worker's catch-up archives this many per transaction (the writer lock is shared)
 
 
 def on_entry_written(sender, entry: Entry, **kwargs) -> None:
@@ -110,33 +114,82 @@ def enforce_cap(entry: Entry, cap: int) -> int:
     (counting a big space on every write would cost more than the write). A space over its cap
     is taken a hundredth of its cap below it (up to CAP_BATCH at a time), so a full space is not
     counted and sorted again on every write: at a 2,000 cap that cost 18 ms a write against 0.7.
-    Whatever makes entries recallable again without new ids calls MemorySpace.recount_cap().
+
+    A space found more than CAP_BATCH past its cap (a bulk load, a lowered cap) is the worker's to bring back
+    (`catch_up`, one job for the space): archiving 100 a write, each sorting the space again, cost 0.5–1.4 s a
+    write at 100,000 entries five times over a 20,000 cap, for 800 writes. Meanwhile writes count again only
+    every CAP_BATCH entries. Whatever makes entries recallable again without new ids calls
+    MemorySpace.recount_cap().
     """
     space = entry.space
     if entry.pk < space.cap_check_from:
         return 0
     count = Entry.objects.recallable().filter(space=space).count()
-    over = count - cap + cap // CAP_ROOM
-    archived = archive_weakest(space, over, cap, keep=entry.pk) if count > cap else 0
-    space.cap_check_from = entry.pk + max(cap - (count - archived), 1)
-    MemorySpace.objects.filter(pk=space.pk).update(cap_check_from=space.cap_check_from)
+    archived = 0
+    if count - cap > CAP_BATCH:
+        runner.enqueue_unless_waiting("enforce_cap", space=space)
+        next_check = entry.pk + CAP_BATCH
+    else:
+        if count > cap:
+            archived = archive_weakest(space, count - cap + cap // CAP_ROOM, cap, keep=entry.pk)
+        next_check = entry.pk + max(cap - (count - archived), 1)
+    if space.cap_check_from < next_check:  # the catch-up, run at once without a worker, may have reset it
+        space.cap_check_from = next_check
+        MemorySpace.objects.filter(pk=space.pk, cap_check_from__lt=next_check).update(cap_check_from=next_check)
     return archived
 
 
 def archive_weakest(space: MemorySpace, over: int, cap: int, *, keep: int | None = None) -> int:
     """Archive up to CAP_BATCH of the weakest entries (never an immune one, never deleted).
 
-    The weakest are looked for among the least recently used non-immune entries, so a write
-    never has to rate the whole space.
+    The weakest are looked for among the CAP_SAMPLE least recently used non-immune entries (their edges counted
+    for those alone), so a write never has to rate the whole space.
     """
-    recallable = Entry.objects.recallable().filter(space=space)
     now = timezone.now()
-    pool = (recallable.filter(importance__lt=4, hits__lt=3).exclude(pk=keep)
-            .annotate(edge_count=Count("edges_out"), last_use=Coalesce("last_accessed_at", "at"))
-            .order_by("last_use")[:CAP_SAMPLE])
-    weakest = sorted(pool, key=lambda e: effective_importance(e, e.edge_count, now)[0])[:min(over, CAP_BATCH)]
-    ids = [e.pk for e in weakest]
+    pool = list(_weak_candidates(space).exclude(pk=keep).annotate(last_use=Coalesce("last_accessed_at", "at"))
+                .order_by("last_use").values_list("pk", "importance", "hits", "last_use")[:CAP_SAMPLE])
+    edges = dict(Edge.objects.filter(source_id__in=[pk for pk, *_ in pool]).values("source_id")
+                 .annotate(n=Count("id")).values_list("source_id", "n"))
+    rated = sorted((_rating(importance, hits, last, edges.get(pk, 0), now)[0], pk)
+                   for pk, importance, hits, last in pool)
+    ids = [pk for _, pk in rated[:min(over, CAP_BATCH)]]
     if ids:
         marks.archive(space, ids, actor="hub", operation="prune",
-                        detail=f"archived {len(ids)} over maxEntries={cap}: {ids}")
+                      detail=f"archived {len(ids)} over maxEntries={cap}: {ids}")
     return len(ids)
+
+
+def catch_up(space: MemorySpace, progress=None) -> dict:
+    """The worker's half of the cap: bring a space far over maxEntries back a hundredth of its cap below it, the
+    weakest first (every non-immune recallable entry rated once, from a few columns), CATCH_UP_CHUNK at a time.
+
+    Returns what it did. A space it could not bring under (too few entries that are not immune) is left to the
+    writes' next count, CAP_BATCH entries later."""
+    report = progress or (lambda pct, msg, **args: None)
+    cap = space_settings.effective(space)["maxEntries"]
+    count = Entry.objects.recallable().filter(space=space).count()
+    if not cap or count <= cap:
+        space.recount_cap()
+        return {"cap": cap, "recallable": count, "archived": 0}
+    now = timezone.now()
+    rows = (_weak_candidates(space).annotate(edge_count=Count("edges_out"))
+            .values_list("pk", "importance", "hits", "last_accessed_at", "at", "edge_count"))
+    rated = sorted((_rating(importance, hits, last or at, edges, now)[0], pk)
+                   for pk, importance, hits, last, at, edges in rows)
+    ids = [pk for _, pk in rated[:count - cap + cap // CAP_ROOM]]
+    archived = 0
+    for start in range(0, len(ids), CATCH_UP_CHUNK):
+        report(5 + 90 * start // len(ids), gettext_noop("%(done)d of %(total)d archived over maxEntries"),
+               done=archived, total=len(ids))
+        chunk = ids[start:start + CATCH_UP_CHUNK]
+        archived += len(marks.archive(space, chunk, actor="hub", operation="prune",
+                                      detail=f"archived {len(chunk)} over maxEntries={cap} (catch-up)"))
+    left = count - archived
+    if left <= cap:
+        space.recount_cap()  # back under: the next write counts again, and finds room
+    return {"cap": cap, "recallable": left, "archived": archived}
+
+
+def _weak_candidates(space: MemorySpace):
+    """What the cap may archive: recallable entries that are not immune."""
+    return Entry.objects.recallable().filter(space=space, importance__lt=4, hits__lt=3)

@@ -7,7 +7,8 @@ Importing always makes a new space; every id is remapped. A pack is input from o
 is read by the hub's one parser (core/jsonin), its rows must have the fields this version writes,
 its text is redacted like any write, and anything malformed is a PackError (a 400), never a crash.
 Schema 2 keeps a persona per origin (persona.json is a list); schema 3 adds notebooks.json and the
-entries' bridged chat; schema 1 and 2 packs still import.
+entries' bridged chat; schema 4 the entries' provenance (where an imported or copied memory came from). Packs
+of every older schema still import, their rows read by the fields that schema wrote (FIELDS_SINCE).
 
 A workspace this hub does not have (by its slug, which follows from its path) is made from the pack,
 and a workspace's own space comes back as its own; where the hub has the workspace already, it keeps
@@ -43,11 +44,11 @@ from memoryhub.spaces.workspaces import DEFAULT_SPACE_SLUG
 from memoryhub.spaces.space_service import create_space
 
 SCHEMA = "memoryhub.pack"
-SCHEMA_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+SCHEMA_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 SPACE_SETTINGS_KEEP = ("autoConsolidate", "consolidateMinAgeDays", "consolidateDigestAgeDays", "mergeSimilarity")
 ENTRY_FIELDS = ["id", "kind", "at", "category", "title", "body", "summary", "tags", "entities", "related",
-                "session_id", "source", "origin", "channel", "chat", "importance", "hits", "last_accessed_at", "archived",
+                "session_id", "source", "origin", "channel", "chat", "provenance", "importance", "hits", "last_accessed_at", "archived",
                 "is_test", "digest_id", "merged_into_id", "topic_id", "content_hash", "idempotency_key",
                 "redactions", "created_at", "deleted_at"]
 TOPIC_FIELDS = ["id", "origin", "session_id", "title", "kind", "started_at", "ended_at", "turn_count", "entities", "keywords"]
@@ -68,7 +69,10 @@ POINTERS = ("id", "digest_id", "merged_into_id", "topic_id", "source_entry_id", 
             "target_id")
 STRING_LISTS = {"entries.json": ("tags", "entities", "related"), "topics.json": ("entities", "keywords"),
                 "persona.json": ("events",)}
-OBJECTS = {"entries.json": ("chat",), "edges.json": ("metadata",)}
+OBJECTS = {"entries.json": ("chat", "provenance"), "edges.json": ("metadata",)}
+# Fields a schema added after the first, by the version that added them: a pack of an older schema has none of
+# them (its rows take the model's defaults), and one that claims an older schema while it has them is refused.
+FIELDS_SINCE = {"entries.json": {"provenance": 4}}
 
 
 def max_bytes() -> int:
@@ -152,7 +156,7 @@ def read(data: bytes) -> tuple[dict, dict[str, object]]:
         blob = blobs.get(name)
         if blob is None or hashlib.sha256(blob).hexdigest() != digest:
             raise PackError(f"{name} is missing or does not match its checksum")
-        files[name] = _checked_rows(name, _json(blob, name))
+        files[name] = _checked_rows(name, _json(blob, name), manifest["schema_version"])
     return manifest, files
 
 
@@ -197,16 +201,22 @@ def _json(blob: bytes, name: str):
         raise PackError(f"{name}: {exc.message}" + (f" (at {exc.field})" if exc.field else "")) from exc
 
 
-def _checked_rows(name: str, data) -> list[dict]:
-    """The file's rows, each an object with only the fields this schema writes (ids where rows point at them)."""
+def _fields(name: str, version: int) -> set[str]:
+    """The fields a file's rows have in packs of schema `version`."""
+    since = FIELDS_SINCE.get(name, {})
+    return {key for key in LISTS.get(name) or OPTIONAL[name] if since.get(key, 1) <= version}
+
+
+def _checked_rows(name: str, data, version: int) -> list[dict]:
+    """The file's rows, each an object with only the fields its schema writes (ids where rows point at them)."""
     if name == "persona.json" and isinstance(data, dict):  # schema 1: the space's one persona, local
         data = [{**data, "origin": "local"}] if data else []
     if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
         raise PackError(f"{name} must be a list of objects")
     for i, row in enumerate(data):
-        unknown = set(row) - set(LISTS.get(name) or OPTIONAL[name])
+        unknown = set(row) - _fields(name, version)
         if unknown:
-            raise PackError(f"{name}[{i}] has fields this hub does not know: {', '.join(sorted(unknown))}")
+            raise PackError(f"{name}[{i}] has fields a schema {version} pack does not have: {', '.join(sorted(unknown))}")
         if name in KEYED and not isinstance(row.get("id"), int):
             raise PackError(f"{name}[{i}] needs an integer id")
         if name in MODELS:

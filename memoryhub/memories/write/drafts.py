@@ -60,14 +60,25 @@ class Written:
     def id(self) -> str:
         """The id the write answers with. A third-party vault answers its own record of the write (`<slug>:w<n>`),
         never the engine's id: an engine that dedups or counts (Holographic's 1, 2, 3 …) would tell a copy of what
-        the vault holds, or how much it holds."""
+        the vault holds, or how much it holds. So does a write the engine gave no id (its outcome unknown)."""
         if self.entry is not None:
             return str(self.entry.pk)
         if self.receipt is None:
             return ""
-        if self.space.is_vault and self.remote_write is not None:
+        anonymous = not (self.receipt.provider_id or self.receipt.uri)
+        if (self.space.is_vault or anonymous) and self.remote_write is not None:
             return f"{self.space.slug}:w{self.remote_write}"
         return f"{self.space.slug}:{self.receipt.provider_id or self.receipt.uri}"
+
+
+def stored_key(space: MemorySpace, draft: Draft) -> str:
+    """The idempotency key as stored, native entry or third-party write alike. A vault's is its writer's own (token
+    and session): a key another agent or session sends, guessed or reused, writes anew instead of answering with
+    the one it made."""
+    if not draft.idempotency_key or not space.is_vault:
+        return draft.idempotency_key
+    scoped = "\x00".join((draft.writer, draft.session_id, draft.idempotency_key))
+    return "vault-" + hashlib.sha256(scoped.encode("utf-8", "surrogatepass")).hexdigest()[:40]
 
 
 def content_hash(title: str, body: str) -> str:

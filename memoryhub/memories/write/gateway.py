@@ -16,7 +16,6 @@ first, then a few plain SQL statements in one transaction, which queues for SQLi
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import asdict, replace
@@ -35,7 +34,7 @@ from memoryhub.memories.text.categories import classify
 from memoryhub.memories.text.entities import capitalised_words, extract_entities
 from memoryhub.memories.text.prose import clip, rule_summary
 from memoryhub.memories.write import events, remote as remote_writes
-from memoryhub.memories.write.drafts import Draft, Written, content_hash
+from memoryhub.memories.write.drafts import Draft, Written, content_hash, stored_key
 from memoryhub.memories.write.oplog import log_op, record_change, touch_space
 from memoryhub.spaces.models import MemorySpace
 
@@ -189,18 +188,9 @@ def _new_entry(space: MemorySpace, draft: Draft, redactions: int) -> Entry:
         source=draft.source, origin=draft.origin or "local", channel=draft.channel, chat=draft.chat,
         provenance=draft.provenance,
         importance=draft.importance,
-        content_hash=content_hash(draft.title, draft.body), idempotency_key=_stored_key(space, draft),
+        content_hash=content_hash(draft.title, draft.body), idempotency_key=stored_key(space, draft),
         redactions=redactions, enrich_pending=True,
     )
-
-
-def _stored_key(space: MemorySpace, draft: Draft) -> str:
-    """The idempotency key as stored. A vault's is its writer's own (token and session): a key another agent or
-    session sends, guessed or reused, writes a new entry instead of answering with the one it made."""
-    if not draft.idempotency_key or not space.is_vault:
-        return draft.idempotency_key
-    scoped = "\x00".join((draft.writer, draft.session_id, draft.idempotency_key))
-    return "vault-" + hashlib.sha256(scoped.encode("utf-8", "surrogatepass")).hexdigest()[:40]
 
 
 def _known_entities(space: MemorySpace, text: str) -> set[str]:
@@ -286,6 +276,7 @@ def restore(space: MemorySpace, rows: list[dict]) -> dict[int, int]:
                 entry.tags = [t.text for t in texts[3:]]
                 entry.content_hash, entry.redactions = content_hash(entry.title, entry.body), entry.redactions + found
             entry.is_test = is_test_tagged(entry.tags)
+            entry.provenance = redact_value(entry.provenance or {})
             entry.save()
             ids[old] = entry.pk
             EntityRef.objects.bulk_create([EntityRef(space=space, entry=entry, name=n) for n in entry.entities],

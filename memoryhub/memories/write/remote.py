@@ -5,31 +5,38 @@ under one deadline for all of them (MEMORYHUB_REMOTE_WRITE_DEADLINE, by default 
 longer where an adapter declares its writes take longer, as ByteRover's curate does). Sent one after
 another, 4 turns into a hanging space took 40.6 s and 100 about 17 minutes, with the request holding
 one of its web process's write slots all along. The provider calls run outside any transaction and the
-writer lock; the database is read before they start and written after they end, in the request's thread.
+writer lock; the database is read (and keyed writes take their keys) before they start and is written
+after they end, in the request's thread.
 
 A write still unanswered at the deadline is cancelled and kept as `unknown` (it may have landed); one
 that never got its turn is kept as `failed` (nothing was sent). Both answer 504 `provider_timeout`.
+
+An idempotency key is written once: resent (a retried batch, a client's spool), it answers the first write's
+receipt and sends nothing; only a write that surely failed is sent again, and one whose outcome is unknown
+answers `unknown` until a person re-checks it (sending it again could store it twice in the engine).
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memoryhub.core import fanout
 from memoryhub.jobs import runner
 from memoryhub.memories import remote
 from memoryhub.memories.models import RemoteWrite
-from memoryhub.memories.write.drafts import Draft, Written
+from memoryhub.memories.write.drafts import Draft, Written, stored_key
 from memoryhub.spaces.models import MemorySpace
 from memoryhub.spaces.provider_services import provider_for, record_space_error
 from providers.base import Provider, ProviderError, Receipt
 
 log = logging.getLogger(__name__)
 WORKERS = 8  # provider calls of one request in flight at once
+SENDING = "being sent (a write still in this state when nobody sends it was cut off: it may have landed)"
 
 
 @dataclass
@@ -59,22 +66,48 @@ def write(space: MemorySpace, draft: Draft, redactions: int) -> Written:
 def write_all(items: list[tuple[MemorySpace, Draft, int]]) -> list[Written | Exception]:
     """Send every write at once under one deadline; one result per item, in its place the error of one that failed.
 
-    A receipt waiting for verification (OpenViking) gets a verification job; every outcome, failures
-    included, is kept as a RemoteWrite (a timeout never proves there was no write)."""
+    A repeated idempotency key sends nothing (keys scoped as a native entry's, drafts.stored_key): it answers the
+    receipt of the write that holds the key, unless that one surely failed, which is sent again. A receipt
+    waiting for verification (OpenViking) gets a verification job; every outcome, failures included, is kept as a
+    RemoteWrite (a timeout never proves there was no write)."""
     results: list[Written | Exception | None] = [None] * len(items)
+    held = _holding_keys(items)
     sends: list[tuple[int, _Send]] = []
+    firsts: dict[tuple, int] = {}  # (space, origin, key) -> the item of this request that sends it
+    again: list[tuple[int, int]] = []  # (item, the earlier item of this request with its key)
     for n, (space, draft, redactions) in enumerate(items):
-        send = _Send(space, draft, redactions, RemoteWrite(
-            space=space, title=draft.title, body=draft.body, category=draft.category, session_id=draft.session_id,
-            origin=draft.origin))
+        key = stored_key(space, draft)
+        slot = (space.pk, draft.origin, key)
+        if key and slot in firsts:
+            again.append((n, firsts[slot]))
+            continue
+        earlier = held.get(slot) if key else None
+        if earlier is not None and earlier.state != RemoteWrite.State.FAILED:
+            results[n] = _repeat(earlier, redactions)
+            continue
+        local = earlier or RemoteWrite(space=space, origin=draft.origin, idempotency_key=key)
+        local.title, local.body, local.category = draft.title, draft.body, draft.category
+        local.session_id = draft.session_id
+        sends.append((n, _Send(space, draft, redactions, local)))
+        if key:
+            firsts[slot] = n
+    for n, taken in _claim([(n, send) for n, send in sends if send.local.idempotency_key]).items():
+        results[n] = _repeat(taken, items[n][2])
+    sends = [(n, send) for n, send in sends if results[n] is None]
+    for n, send in sends:
         try:
-            send.provider = provider_for(space)  # reads the database: here, not on the sending threads
+            send.provider = provider_for(send.space)  # reads the database: here, not on the sending threads
         except ProviderError as exc:
             results[n] = _failed(send, exc)
-            continue
-        sends.append((n, send))
+    _send_all([(n, send) for n, send in sends if send.provider is not None], results)
+    for n, first in again:
+        results[n] = replace(results[first], created=False) if isinstance(results[first], Written) else results[first]
+    return results
+
+
+def _send_all(sends: list[tuple[int, _Send]], results: list) -> None:
     if not sends:
-        return results
+        return
     deadline = write_deadline([s.provider for _, s in sends])
     pending = fanout.start([lambda s=s: _remember(s) for _, s in sends], deadline=deadline, workers=WORKERS)
     for (n, send), outcome in zip(sends, pending.collect()):
@@ -95,7 +128,43 @@ def write_all(items: list[tuple[MemorySpace, Draft, int]]) -> list[Written | Exc
             results[n] = _failed(send, NotSent(
                 f"not sent: this request's {deadline:g} s deadline for {send.provider.label} passed before its turn "
                 "came; nothing was sent, so sending it again is safe"))
-    return results
+
+
+def _holding_keys(items: list[tuple[MemorySpace, Draft, int]]) -> dict[tuple, RemoteWrite]:
+    """The writes already holding the keys of these items, by (space, origin, key): one query."""
+    keys = {stored_key(space, draft) for space, draft, _ in items} - {""}
+    if not keys:
+        return {}
+    found = RemoteWrite.objects.filter(space__in={space.pk for space, _, _ in items}, idempotency_key__in=keys)
+    return {(w.space_id, w.origin, w.idempotency_key): w for w in found.select_related("space")}
+
+
+def _claim(sends: list[tuple[int, _Send]]) -> dict[int, RemoteWrite]:
+    """Take each keyed write's key before anything is sent, so two requests racing on one key send it once (and a
+    process killed mid-send leaves the write as `unknown`, not forgotten). Returns, by item, the write that another
+    request took the key for first."""
+    lost: dict[int, RemoteWrite] = {}
+    if not sends:
+        return lost
+    with transaction.atomic():
+        for n, send in sends:
+            local = send.local
+            local.state, local.error, local.created_at = RemoteWrite.State.UNKNOWN, SENDING, timezone.now()
+            if local.pk is not None:  # a write that surely failed, sent again: unless another request has just taken it
+                retaken = RemoteWrite.objects.filter(pk=local.pk, state=RemoteWrite.State.FAILED).update(
+                    state=local.state, error=local.error, created_at=local.created_at, title=local.title,
+                    body=local.body, category=local.category, session_id=local.session_id)
+                if not retaken:
+                    lost[n] = RemoteWrite.objects.select_related("space").get(pk=local.pk)
+                continue
+            try:
+                with transaction.atomic():
+                    local.save()
+            except IntegrityError:
+                local.pk = None
+                lost[n] = RemoteWrite.objects.select_related("space").get(
+                    space=send.space, origin=local.origin, idempotency_key=local.idempotency_key)
+    return lost
 
 
 def _remember(send: _Send) -> Receipt:
@@ -103,6 +172,16 @@ def _remember(send: _Send) -> Receipt:
     draft = send.draft
     return send.provider.remember(draft.body, title=draft.title, category=draft.category, tags=draft.tags,
                                   at=draft.at.isoformat() if draft.at else "")
+
+
+def _repeat(write: RemoteWrite, redactions: int) -> Written:
+    """The answer to a key already written: the receipt of the write that holds it, sending nothing. One whose outcome
+    is unknown (sent, never confirmed, perhaps still being sent) answers `unknown` under the hub's id of the write:
+    sending it again could store it twice, and its uri would be the engine's endpoint, not a record."""
+    unknown = write.state == RemoteWrite.State.UNKNOWN
+    receipt = Receipt(write.state, provider_id="" if unknown else write.provider_id, uri="" if unknown else write.uri,
+                      error=write.error, detail=write.detail)
+    return Written(write.space, receipt=receipt, created=False, redactions=redactions, remote_write=write.pk)
 
 
 def _keep(send: _Send, state: str, error: str, uri: str = "") -> None:
