@@ -183,7 +183,7 @@ def test_the_dashboard_link_refuses_a_kind_the_native_store_does_not_have(api, c
     a, b = save(api, "One", "Gardening notes"), save(api, "Two", "Compost notes")
     r = client.post(reverse("dashboard:memory_link", args=["default"]), {"from": a, "to": b, "kind": "narrative"},
                     headers={"HX-Request": "true"})
-    assert r.status_code == 422 and "kind must be one of" in r.content.decode()  # memory_link's own refusal
+    assert r.status_code == 422 and "Kind must be one of" in r.content.decode()  # memory_link's own refusal
     assert not explicit_links()
 
 

@@ -153,7 +153,7 @@ def test_edit_with_bad_input_changes_nothing(client, staff):
     entry = add(default_space(), "keep me")
     r = client.post(url("entry_edit", "default", entry.pk), {"title": "", "body": "  ", "category": "nonsense"}, **HX)
     assert r.status_code == 200 and b"<html" not in r.content
-    assert b"body must not be empty" in r.content and b"category must be one of" in r.content  # the API's words
+    assert b"Text must not be empty" in r.content and b"Category must be one of" in r.content  # the API's words, the field by its label
     entry.refresh_from_db()
     assert entry.body == "keep me" and entry.category == "general"
 
@@ -182,9 +182,9 @@ def test_note_goes_through_the_pipeline(client, staff):
 def test_empty_note_is_refused_inline(client, staff):
     default_space()
     r = client.post(url("note", "default"), {"text": "   "}, **HX)
-    assert r.status_code == 200 and b"text must not be empty" in r.content and "HX-Trigger" not in r
+    assert r.status_code == 200 and b"Note must not be empty" in r.content and "HX-Trigger" not in r
     r = client.post(url("note", "default"), {"text": ""})
-    assert r.status_code == 200 and b"<html" in r.content and b"text must not be empty" in r.content
+    assert r.status_code == 200 and b"<html" in r.content and b"Note must not be empty" in r.content
     assert not Entry.objects.exists()
 
 

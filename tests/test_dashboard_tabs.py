@@ -104,7 +104,7 @@ def test_assert_and_invalidate_facts_by_hand_with_history(client, staff):
 def test_bad_fact_shows_inline_errors_and_changes_nothing(client, staff):
     default_space()
     r = client.post(url("facts", "default"), {"subject": "user", "predicate": "has spaces!", "value": ""}, **HX)
-    assert r.status_code == 200 and b"Letters and _ only" in r.content and b"value is required to assert a fact" in r.content
+    assert r.status_code == 200 and b"Letters and _ only" in r.content and b"Value is required to assert a fact" in r.content
     r = client.post(url("facts", "default"), {"subject": "user", "predicate": "path", "value": "75/75"})
     assert r.status_code == 200 and b"plausible path" in r.content
     assert not Fact.objects.exists()

@@ -205,7 +205,9 @@ def test_a_bad_value_gets_the_agents_refusal_on_the_dashboard_and_changes_nothin
 
     agent = api.tool(operation, **{**filled(API_BASE[operation], world), argument: sent})
     assert agent.status_code == 400, agent.content
-    said = agent.json()["error"]["message"]
+    refused = agent.json()["error"]
+    label = str(form_class().fields[field].label)  # the page names the field as its label does
+    said = refused["message"].replace(refused["field"], label, 1) if refused.get("field") else refused["message"]
 
     url, post = DASHBOARD[form_name]
     before = written()
@@ -229,7 +231,7 @@ def test_a_bad_verdict_is_refused_not_taken_for_wrong(world, client, staff):
     trust = provider_for(MemorySpace.objects.get(slug="holo")).get(world["remote"]).extra["trust"]
     r = client.post(reverse("dashboard:memory_feedback", args=["holo"]), {"id": world["remote"], "verdict": "meh"},
                     HTTP_HX_REQUEST="true")
-    assert r.status_code == 400 and "verdict must be one of" in r.content.decode()
+    assert r.status_code == 400 and "Verdict must be one of" in r.content.decode()
     assert provider_for(MemorySpace.objects.get(slug="holo")).get(world["remote"]).extra["trust"] == trust
 
 
@@ -288,5 +290,16 @@ def test_a_numeric_argument_carries_its_bounds_and_the_model_refuses_past_them()
 
     form = Limit({"limit": "51"})
     assert form.fields["limit"].widget.attrs == {"min": 1, "max": 50}
-    assert not form.is_valid() and form.errors["limit"] == ["limit must be between 1 and 50"]
+    assert not form.is_valid() and form.errors["limit"] == ["Limit must be between 1 and 50"]  # named by its label
     assert Limit({"limit": "7"}).is_valid()
+
+
+def test_a_refusal_reads_in_the_persons_language_with_the_field_named_by_its_label(world, client, staff):
+    """The agent reads English ("title is 301 characters; the limit is 300"); a person on the 中文 page reads the
+    same refusal in Chinese, the field named as the form labels it, and nothing changes."""
+    client.cookies.load({"django_language": "zh-hans"})
+    url, post = DASHBOARD["EntryForm"]
+    before = written()
+    page = client.post(url(world), {**filled(post, world), "title": "x" * 301}, HTTP_HX_REQUEST="true")
+    assert "标题有 301 个字符，上限是 300" in page.content.decode()
+    assert written() == before

@@ -38,6 +38,7 @@ class ApiError(Exception):
         self.message = message
         self.field = field
         self.headers = headers or {}
+        self.told = None  # the words before they were filled in, for a face that says them in the reader's language
 
     @property
     def status(self) -> int:

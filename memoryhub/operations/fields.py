@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from django.conf import settings
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.translation import gettext_noop
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
@@ -36,7 +37,7 @@ def Choice(options) -> Any:
 
 def _not_blank(value: str) -> str:
     if not value.strip():
-        raise problem("{field} must not be empty")
+        raise problem(gettext_noop("{field} must not be empty"))
     return value
 
 
@@ -51,9 +52,9 @@ def Text(max_length: int = MAX_TEXT, *, blank: bool = True) -> Any:
 def _record_id(value: str) -> str:
     value = value.strip()
     if not value:
-        raise problem("{field} must not be empty")
+        raise problem(gettext_noop("{field} must not be empty"))
     if not value.isascii() or not value.isprintable():
-        raise problem("{field} must be a memory id the hub handed out (ASCII)")
+        raise problem(gettext_noop("{field} must be a memory id the hub handed out (ASCII)"))
     return value
 
 
@@ -66,7 +67,7 @@ def _moment(value: Any) -> datetime | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str):
-        raise problem("{field} must be an ISO 8601 time")
+        raise problem(gettext_noop("{field} must be an ISO 8601 time"))
     try:
         parsed = parse_datetime(value)
         if parsed is None:
@@ -75,7 +76,7 @@ def _moment(value: Any) -> datetime | None:
     except ValueError:
         parsed = None
     if parsed is None:
-        raise problem("{field} must be an ISO 8601 time, got {got}", got=repr(value[:40]))
+        raise problem(gettext_noop("{field} must be an ISO 8601 time, got {got}"), got=repr(value[:40]))
     return timezone.make_aware(parsed) if timezone.is_naive(parsed) else parsed
 
 
@@ -101,13 +102,14 @@ def short_strings(max_items: int, max_length: int):
         if isinstance(value, str):
             value = value.split(",")
         if not isinstance(value, list) or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
-            raise problem("{field} must be a list of strings")
+            raise problem(gettext_noop("{field} must be a list of strings"))
         items = [str(v).strip() for v in value if str(v).strip()]
         if len(items) > max_items:
-            raise problem(f"{{field}} takes at most {max_items} items")
+            raise problem(gettext_noop("{field} takes at most {max_items} items"), max_items=max_items)
         for item in items:
             if len(item) > max_length:
-                raise problem(f"each of {{field}} must be at most {max_length} characters")
+                raise problem(gettext_noop("each of {field} must be at most {max_length} characters"),
+                              max_length=max_length)
         return list(dict.fromkeys(items))
 
     return clean
@@ -115,14 +117,14 @@ def short_strings(max_items: int, max_length: int):
 
 def _skip_tags(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
-        raise problem('{field} must be a list of tags, e.g. [] or ["test", "archived"]')
+        raise problem('{field} must be a list of tags, e.g. [] or ["test", "archived"]')  # skipTags: no form asks
     return tuple(short_strings(20, 100)(value))
 
 
 def _categories(value: list[str]) -> list[str]:
     for name in value:
         if name not in CATEGORIES:
-            raise problem(f"{{field}} must be among: {', '.join(CATEGORIES)}")
+            raise problem(gettext_noop("{field} must be among: {choices}"), choices=", ".join(CATEGORIES))
     return value
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from django.utils.translation import gettext_noop
 from pydantic import AfterValidator, Field
 
 from memoryhub.access import policy
@@ -55,7 +56,7 @@ def spaces_list(call: Call, session_id: str, args: Nothing, spaces) -> dict:
 
 def _kinds(value: list[str]) -> list[str]:
     if not value or any(c not in PROVIDERS for c in value):
-        raise problem(f"{{field}} must list provider kinds ({', '.join(PROVIDERS)})")
+        raise problem(gettext_noop("{field} must list provider kinds ({kinds})"), kinds=", ".join(PROVIDERS))
     return value
 
 

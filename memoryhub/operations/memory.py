@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from django.db import transaction
+from django.utils.translation import gettext_noop
 from pydantic import Field, model_validator
 
 from memoryhub.access import policy
@@ -212,7 +213,7 @@ class Profile(Input):
     @model_validator(mode="after")
     def _set_needs_profile(self):
         if self.action == "set" and self.profile is None:
-            raise problem("{field} is required", at="profile")
+            raise problem(gettext_noop("{field} is required"), at="profile")
         return self
 
 
@@ -243,9 +244,9 @@ class Facts(Input):
     @model_validator(mode="after")
     def _changes_name_what(self):
         if self.action != "list" and not self.predicate.strip():
-            raise problem(f"{{field}} is required to {self.action} a fact", at="predicate")
+            raise problem(gettext_noop("{field} is required to {action} a fact"), at="predicate", action=self.action)
         if self.action == "assert" and not self.value.strip():
-            raise problem("{field} is required to assert a fact", at="value")
+            raise problem(gettext_noop("{field} is required to assert a fact"), at="value")
         return self
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from django.utils.translation import gettext_noop
 from pydantic import Field, model_validator
 
 from memoryhub.access import policy
@@ -36,9 +37,9 @@ def check_change(action: str, content: str | None, old_text: str | None) -> None
     """What each action needs: add and replace a content, replace and remove the old_text naming an entry."""
     for name, value, needed in (("content", content, action != "remove"), ("old_text", old_text, action != "add")):
         if needed and value is None:
-            raise problem("{field} is required", at=name)
+            raise problem(gettext_noop("{field} is required"), at=name)
         if needed and not value.strip():
-            raise problem("{field} must not be empty", at=name)
+            raise problem(gettext_noop("{field} must not be empty"), at=name)
 
 
 class Change(Input):
@@ -72,11 +73,11 @@ class Notebooks(Input):
     def _one_way(self):
         if self.operations:
             if self.action is not None:
-                raise problem("give either action or operations, not both", at="operations")
+                raise problem(gettext_noop("give either action or operations, not both"), at="operations")
             return self
         for name in ("action", "target"):
             if getattr(self, name) is None:
-                raise problem("{field} is required", at=name)
+                raise problem(gettext_noop("{field} is required"), at=name)
         check_change(self.action, self.content, self.old_text)
         return self
 

@@ -9,30 +9,55 @@ first other error in the order the model declares its fields. Field names are th
 from __future__ import annotations
 
 import typing
+from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext, gettext_noop
 from pydantic import BaseModel, ValidationError
 
 from memoryhub.core.errors import ApiError, bad
 from memoryhub.core.jsonin import field_name
 
 WORDS = {
-    "missing": "{field} is required",
-    "string_type": "{field} must be a string",
-    "int_type": "{field} must be an integer",
-    "int_parsing": "{field} must be an integer",
-    "int_from_float": "{field} must be an integer",
-    "bool_type": "{field} must be true or false",
-    "list_type": "{field} must be a list",
-    "tuple_type": "{field} must be a list",
-    "dict_type": "{field} must be an object",
-    "model_type": "{field} must be an object",
-    "model_attributes_type": "{field} must be an object",
-    "string_too_short": "{field} must not be empty",
-    "too_short": "{field} takes at least {min_length} item(s)",
-    "too_long": "{field} takes at most {max_length} items",
-    "literal_error": "{field} must be one of {expected}",
+    "missing": gettext_noop("{field} is required"),
+    "string_type": gettext_noop("{field} must be a string"),
+    "int_type": gettext_noop("{field} must be an integer"),
+    "int_parsing": gettext_noop("{field} must be an integer"),
+    "int_from_float": gettext_noop("{field} must be an integer"),
+    "bool_type": gettext_noop("{field} must be true or false"),
+    "list_type": gettext_noop("{field} must be a list"),
+    "tuple_type": gettext_noop("{field} must be a list"),
+    "dict_type": gettext_noop("{field} must be an object"),
+    "model_type": gettext_noop("{field} must be an object"),
+    "model_attributes_type": gettext_noop("{field} must be an object"),
+    "string_too_short": gettext_noop("{field} must not be empty"),
+    "too_short": gettext_noop("{field} takes at least {min_length} item(s)"),
+    "too_long": gettext_noop("{field} takes at most {max_length} items"),
+    "literal_error": gettext_noop("{field} must be one of {expected}"),
 }
+
+
+@dataclass(frozen=True)
+class Told:
+    """A refusal's words before they are filled in: the template (marked for translation) and its values.
+    Agents read it in English (`str()`); a person's page says it in the reader's language (`said()`)."""
+
+    words: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.words.format_map(self.values)
+
+    def said(self, field_label: Any = None) -> str:
+        """In the active language, the field named by its label on the page when one is given."""
+        values = self.values if field_label is None else {**self.values, "field": field_label}
+        return gettext(self.words).format_map(values)
+
+
+def said(error: ApiError, field_label: Any = None) -> str:
+    """An ApiError's message for a person: in their language when its words are a Told, else as the API says it."""
+    told = getattr(error, "told", None)
+    return told.said(field_label) if told is not None else error.message
 
 
 def refusal(error: ValidationError, model: type[BaseModel], prefix: tuple = ()) -> ApiError:
@@ -41,31 +66,40 @@ def refusal(error: ValidationError, model: type[BaseModel], prefix: tuple = ()) 
     first = next((p for p in problems if p["type"] == "extra_forbidden"), problems[0])
     loc = (*prefix, *first["loc"], *([first["ctx"]["at"]] if (first.get("ctx") or {}).get("at") else []))
     name = field_name(loc) or None
-    return bad(words(first, name or noun(model), model, first["loc"]), name)
+    told = words(first, name or noun(model), model, first["loc"])
+    refused = bad(str(told), name)
+    refused.told = told
+    return refused
 
 
 def noun(model: type[BaseModel]) -> str:
     return getattr(model, "noun", "argument") + "s"
 
 
-def words(problem: dict[str, Any], name: str, model: type[BaseModel], loc: tuple) -> str:
+def words(problem: dict[str, Any], name: str, model: type[BaseModel], loc: tuple) -> Told:
     kind, ctx = problem["type"], problem.get("ctx") or {}
     if kind == "memoryhub":
-        return ctx["words"].format_map({**ctx, "field": name})
+        return Told(ctx["words"], {**ctx, "field": name})
     if kind == "extra_forbidden":
         allowed = declared(model, loc[:-1])
-        said = f"unknown {getattr(model, 'noun', 'argument')} {name!r}"
-        return f"{said}; allowed: {', '.join(allowed) or 'none'}" if allowed is not None else said
+        values = {"noun": getattr(model, "noun", "argument"), "quoted": repr(name), "allowed": ", ".join(allowed or [])}
+        if allowed is None:
+            return Told(gettext_noop("unknown {noun} {quoted}"), values)
+        return Told(gettext_noop("unknown {noun} {quoted}; allowed: {allowed}") if allowed
+                    else gettext_noop("unknown {noun} {quoted}; allowed: none"), values)
     if kind == "string_too_long":
-        return f"{name} is {len(problem['input'])} characters; the limit is {ctx['max_length']}"
+        return Told(gettext_noop("{field} is {length} characters; the limit is {max_length}"),
+                    {"field": name, "length": len(problem["input"]), "max_length": ctx["max_length"]})
     if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
         low, high = bounds(model, loc)
+        values = {"field": name, "low": low, "high": high}
         if low is not None and high is not None:
-            return f"{name} must be between {low} and {high}"
-        return f"{name} must be at least {low}" if low is not None else f"{name} must be at most {high}"
+            return Told(gettext_noop("{field} must be between {low} and {high}"), values)
+        return Told(gettext_noop("{field} must be at least {low}") if low is not None
+                    else gettext_noop("{field} must be at most {high}"), values)
     if kind in WORDS:
-        return WORDS[kind].format(field=name, **ctx)
-    return f"{name}: {problem['msg']}"
+        return Told(WORDS[kind], {**ctx, "field": name})
+    return Told(gettext_noop("{field}: {msg}"), {"field": name, "msg": problem["msg"]})
 
 
 def _field(model: type[BaseModel], loc: tuple):

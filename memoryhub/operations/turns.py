@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Annotated, Any
 
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema, model_validator
 
 from memoryhub.access import policy
@@ -44,12 +45,14 @@ def chat_text(limit: int, *, ident: bool = False):
         if isinstance(raw, int) and not isinstance(raw, bool) and ident:
             raw = str(raw)
         if not isinstance(raw, str):
-            raise problem("{field} must be a string")
+            raise problem(gettext_noop("{field} must be a string"))
         raw = raw.strip()
         if len(raw) > limit:
-            raise problem(f"{{field}} is {len(raw)} characters; the limit is {limit}")
+            raise problem(gettext_noop("{field} is {length} characters; the limit is {max_length}"), length=len(raw),
+                          max_length=limit)
         if any(ord(c) < 32 or ord(c) == 127 for c in raw) or (ident and " " in raw):
-            raise problem(f"{{field}} holds control characters{' or spaces' if ident else ''}")
+            raise problem("{field} holds control characters or spaces" if ident  # a turn's ids: no form asks for them
+                          else gettext_noop("{field} holds control characters"))
         return raw
 
     return BeforeValidator(clean)
@@ -57,7 +60,7 @@ def chat_text(limit: int, *, ident: bool = False):
 
 def _name(value: str) -> str:
     if value and not NAME.match(value):
-        raise problem('{field} must be a short lower-case name (letters, digits, - _ .), e.g. "qq"')
+        raise problem(gettext_noop('{field} must be a short lower-case name (letters, digits, - _ .), e.g. "qq"'))
     return value
 
 
@@ -83,11 +86,11 @@ class Channel(Input):
     @model_validator(mode="after")
     def _who(self):
         if not self.platform:
-            raise problem('{field} is required, e.g. "qq" or "telegram"', at="platform")
+            raise problem(gettext_noop('{field} is required, e.g. "qq" or "telegram"'), at="platform")
         if self.chat_type == channels.GROUP and not self.chat_id:
-            raise problem("{field} is required for a group chat", at="chat_id")
+            raise problem(gettext_noop("{field} is required for a group chat"), at="chat_id")
         if self.chat_type == channels.PRIVATE and not (self.chat_id or self.user_id):
-            raise problem("{field} (or chat_id) is required for a private chat", at="user_id")
+            raise problem(gettext_noop("{field} (or chat_id) is required for a private chat"), at="user_id")
         return self
 
     def chat(self) -> channels.Channel:
@@ -118,9 +121,10 @@ class Turn(Input):
 
 def _turns(value: Any) -> Any:
     if not isinstance(value, list) or not value:
-        raise problem("{field} must be a non-empty list of turn objects")
+        raise problem(gettext_noop("{field} must be a non-empty list of turn objects"))
     if len(value) > BATCH_TURNS:
-        raise problem(f"{{field}} takes at most {BATCH_TURNS} turns per request; send the rest in another")
+        raise problem(gettext_noop("{field} takes at most {most} turns per request; send the rest in another"),
+                      most=BATCH_TURNS)
     return value
 
 

@@ -7,7 +7,8 @@
 Each `Rule` names one argument of an operation (operations/registry); the form field's cap, choices, bounds and
 whether it is required are read from that argument's JSON schema, the one agents see, and what a person typed is
 validated by the argument's own pydantic field (operations/fields.py), so a person and an agent are refused the
-same value with the same sentence ("title is 412 characters; the limit is 300"). The Django field itself checks
+same value with the same sentence ("title is 412 characters; the limit is 300"), the person's in their language
+with the field named by its label ("标题有 412 个字符，上限是 300"). The Django field itself checks
 nothing of its own: it only carries the rule into the page (maxlength, required, the options of a select).
 
 A form that names its `operation` (with `fixed` arguments, e.g. a fact form's action) is also validated as a
@@ -32,7 +33,7 @@ from memoryhub.access.call import Call
 from memoryhub.core import jsonin
 from memoryhub.core.errors import ApiError
 from memoryhub.dashboard import labels
-from memoryhub.operations import registry
+from memoryhub.operations import refusals, registry
 from memoryhub.operations.base import Input, Operation, validate
 
 
@@ -153,7 +154,7 @@ class RuleForm(forms.Form):
                 jsonin.check({argument: value})  # NUL, lone surrogates: what the operation reads first
                 held = validate(argument_model(operation, argument), {argument: value})
             except ApiError as exc:
-                self.add_error(name, exc.message)
+                self.add_error(name, refusals.said(exc, self.fields[name].label))
                 continue
             data[name] = next(iter(held.model_dump().values()))
         if self.operation and not self.errors:
@@ -168,7 +169,7 @@ class RuleForm(forms.Form):
             return registry.get(self.operation).read(given)
         except ApiError as exc:
             field = next((n for n in self.rules if self.bound_to(n) == (self.operation, exc.field)), None)
-            self.add_error(field, exc.message)
+            self.add_error(field, refusals.said(exc, self.fields[field].label if field else None))
             return None
 
     def refusal(self) -> str:
