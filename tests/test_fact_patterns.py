@@ -86,6 +86,25 @@ def test_a_relative_named_by_the_user_belongs_to_the_user_but_their_own_facts_do
     assert claims("我女儿叫朵朵，今年五岁。") == [("child", "朵朵", False)]  # five is her age, not the user's
 
 
+
+@pytest.mark.parametrize("text, expected", [
+    ("My wife is Ana Lima.", [("spouse", "Ana Lima", False)]),
+    ("Quick note: my husband is Tomás, he cooks.", [("spouse", "Tomás", False)]),
+    ("My wife is Japanese.", []),
+    ("My husband is a teacher.", []),
+    ("We have one son, Oskar, he's nine.", [("child", "Oskar", False)]),
+    ("I have a daughter, Emma Brandt, who is four.", [("child", "Emma Brandt", False)]),
+    ("We have two kids, Noah and Mia Chen.", [("child", "Noah", False), ("child", "Mia Chen", False)]),
+    ("We also have a fluffy grey cat called Mochi.", [("pet", "Mochi (cat)", False)]),
+    ("I have an elderly three-legged dog named Pip.", [("pet", "Pip (dog)", False)]),
+    ("我不太能吃辣。", [("preference", "吃辣", True)]),
+    ("我不能喝酒。", [("preference", "喝酒", True)]),
+    ("公司的同事都叫我小王，你也叫我小王吧。", [("nickname", "小王", False)]),
+    ("别再叫我老王了，新朋友都叫我阿杰。", [("nickname", "老王", True), ("nickname", "阿杰", False)]),
+])
+def test_relatives_pets_dislikes_and_nicknames_said_in_passing(text, expected):
+    assert claims(text) == expected
+
 def test_values_are_the_thing_itself_not_the_sentence():
     assert claims("I'm allergic to peanuts, so no satay please.") == [("allergy", "peanuts", False)]
     assert claims("我住在北京已经五年了。") == [("location", "北京", False)]
