@@ -41,6 +41,11 @@ NOT_NAMES = frozenset(
     叔叔 阿姨 舅舅 姑姑 宝宝 孩子 媳妇 丈夫 妻子 先生 太太 小姐 师傅 领导 过敏 小孩 大家 自己 谢谢 高兴 白天 黄昏
     方便 江湖 金钱 马上 石头 文件 温柔 程序 钱包 孔子 常见 常用 高手 高级""".split())
 
+# Who is named by "…叫朵朵": kin and pets (我女儿叫朵朵, 狗叫旺财)
+RELATIVE_AND_PET_WORDS = frozenset(
+    """老公 老婆 丈夫 妻子 爱人 媳妇 先生 太太 男朋友 女朋友 对象 儿子 女儿 孩子 宝宝 闺女 小孩 爸爸 妈妈 父亲 母亲 哥哥 姐姐
+    弟弟 妹妹 朋友 同事 同学 室友 邻居 老板 猫 狗 猫咪 狗狗 小猫 小狗 宠物 兔子 仓鼠 鹦鹉""".split())
+
 
 def looks_like_person(word: str, tag: str = "") -> bool:
     """A Chinese personal name: a common surname and one or two more characters, or the dictionary's
