@@ -36,6 +36,9 @@ def named(text):
     ("我们下个月上线新的推荐服务，代号 Bluebird。", {("Bluebird", "name")}),
     ("Bluebird passed its first load test.", {("Bluebird", "name")}),
     ("Orion will replace the nightly billing job.", {("Orion", "name")}),
+    ("My husband is Tomás Ruiz, he builds boats.", {("Tomás Ruiz", "person")}),
+    ("孩子转学到了阳光小学。", {("阳光小学", "organisation")}),
+    ("周末去南京博物馆看展。", {("南京博物馆", "organisation")}),
 ])
 def test_people_places_and_organisations_named_in_plain_words(text, expected):
     assert expected <= named(text)

@@ -233,8 +233,9 @@ def _kind(name: str, before: str, after: str, two_before: str) -> str:
         return "organisation"
     if after in _PROJECT_AFTER:
         return "project"
-    if before in _PERSON_BEFORE or after in _PERSON_AFTER:
-        return "person"
+    if before in _PERSON_BEFORE or after in _PERSON_AFTER or (before in ("is", "named", "called")
+                                                                and two_before in _PERSON_BEFORE):
+        return "person"  # "my wife is Lin Yue", "a friend named Ola"
     if before in _PLACE_BEFORE:
         return "place"
     return "name"
@@ -256,6 +257,9 @@ def chinese_names(text: str) -> list[tuple[str, str]]:
             continue  # nz (other proper nouns) are mostly common terms in jieba's dictionary (嵌入式, 中文)
         before = tagged[n - 1][0] if n else "\n"
         following = tagged[n + 1][0] if n + 1 < len(tagged) else "\n"
+        if following in _INSTITUTIONS:
+            found.append((word + following, "organisation"))  # 星海 + 小学, 苏州 + 博物馆: one name
+            continue
         if kind == "person" and len(word) >= 3 and word.endswith(_PLACE_ENDINGS):
             kind = "place"  # 金鸡湖 is tagged nr
         elif kind == "person" and len(word) >= 3 and word.endswith("人"):
@@ -286,3 +290,6 @@ def _called_name(word: str, before: str, how: str) -> bool:
 
 
 _WORKS_ZH = frozenset("上班 工作 任职 实习 公司 集团 打工 入职".split())
+# The nouns that make a proper name before them one institution's name
+_INSTITUTIONS = frozenset("""小学 中学 大学 学院 学校 幼儿园 医院 银行 博物馆 美术馆 图书馆 研究所 研究院 公司 集团 体育馆
+    科技 电视台 出版社 音乐学院 剧院""".split())
