@@ -39,6 +39,8 @@ def named(text):
     ("My husband is Tomás Ruiz, he builds boats.", {("Tomás Ruiz", "person")}),
     ("孩子转学到了阳光小学。", {("阳光小学", "organisation")}),
     ("周末去南京博物馆看展。", {("南京博物馆", "organisation")}),
+    ("我跟老陈吃饭，小刘也来了。", {("老陈", "person"), ("小刘", "person")}),
+    ("老赵说周三之前能交。", {("老赵", "person")}),
 ])
 def test_people_places_and_organisations_named_in_plain_words(text, expected):
     assert expected <= named(text)
@@ -49,7 +51,7 @@ def test_people_places_and_organisations_named_in_plain_words(text, expected):
     "Yesterday was busy, but today is quiet.", "Thanks! See you on Monday.", "The English version is longer.",
     "请解释一下量子计算。", "谢谢，今天就到这里。", "我老公和我哥哥都过敏。",
     "明白，我会记住的。", "狗半夜叫可能是饿了。", "虽然我是湖南人，但不太能吃辣。",
-    "Sadly ended the trip early.", "Finally finished the migration.",
+    "Sadly ended the trip early.", "Finally finished the migration.", "一个小时以后再说。", "我们小区的小吃很好。",
 ])
 def test_ordinary_words_opening_a_sentence_name_nothing(text):
     assert named(text) == set()

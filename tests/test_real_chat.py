@@ -81,7 +81,7 @@ def test_people_and_places_are_entities_that_link_what_was_said_of_them(chat, dj
     api, _ = chat
     entries = {e.body.split("\n", 1)[0]: e for e in Entry.objects.filter(kind="turn")}
     names = {name for e in entries.values() for name in e.entities or []}
-    for person in ("Priya", "Marco Rossi", "Lin Yue", "林悦", "Siqi", "阿远"):
+    for person in ("Priya", "Marco Rossi", "Lin Yue", "林悦", "Siqi", "阿远", "老周"):
         assert person in names, person
     for place in ("Shenzhen", "Suzhou", "苏州", "Hong Kong", "Singapore", "杭州", "金鸡湖"):
         assert place in names, place

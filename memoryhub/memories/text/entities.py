@@ -102,6 +102,9 @@ _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ0-9'’-]*")
 # 叫 is also a verb ("猫半夜叫可能是…"): what follows it counts only when it looks like a name (see _called_name)
 _CALLED_ZH = re.compile(r"(?P<how>名叫|叫做|名字是|名字叫|叫我|叫你|叫)([\u4e00-\u9fff]{2,3}?)(?=[，,。.！!？?；;、\s]|$|是|在|今年|的|吧|了|呢|啊|呀|哦|就)")
 _NICK_PREFIX = "小老阿"
+# 老 or 小 and a surname, where a word ends (the segmenter splits 老陈 and 小刘 apart, or tags 老周 a time word)
+_FAMILIAR_ZH = re.compile("(?<![老小大从])([老小][" + "".join(sorted(segment.ZH_SURNAMES)) + "])"
+                          "(?=[在说和跟与去来是的也都还又要会把给让被今明昨上下吃喝做写看想觉打发帮请找问告回走到，,。.！!？?；;、：:\s]|$)")
 # A proper name with one of these endings is a place, whatever the dictionary's guess (金鸡湖, 黄山, 鼓浪屿)
 _PLACE_ENDINGS = tuple("湖山河江海岛屿湾峡谷港寺塔桥街巷镇村县市省州")
 _CLAUSE_EDGE = frozenset("，,。.！!？?；;：:、\n")
@@ -250,6 +253,9 @@ def chinese_names(text: str) -> list[tuple[str, str]]:
     for match in _CALLED_ZH.finditer(text):
         if _called_name(match.group(2), text[max(0, match.start() - 2):match.start()], match.group("how")):
             found.append((match.group(2), "person"))
+    for match in _FAMILIAR_ZH.finditer(text):
+        if match.group(1) not in segment.NOT_NAMES:
+            found.append((match.group(1), "person"))  # 老周, 小王: how colleagues and friends are called
     tagged = segment.tagged(text)
     for n, (word, tag) in enumerate(tagged):
         kind = segment.PROPER_TAGS.get(tag)
