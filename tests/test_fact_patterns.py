@@ -97,6 +97,7 @@ def test_a_relative_named_by_the_user_belongs_to_the_user_but_their_own_facts_do
     ("We have two kids, Noah and Mia Chen.", [("child", "Noah", False), ("child", "Mia Chen", False)]),
     ("We also have a fluffy grey cat called Mochi.", [("pet", "Mochi (cat)", False)]),
     ("I have an elderly three-legged dog named Pip.", [("pet", "Pip (dog)", False)]),
+    ("I'm also learning Portuguese from our neighbour.", [("goal", "Portuguese", False)]),
     ("我不太能吃辣。", [("preference", "吃辣", True)]),
     ("我不能喝酒。", [("preference", "喝酒", True)]),
     ("公司的同事都叫我小王，你也叫我小王吧。", [("nickname", "小王", False)]),

@@ -25,6 +25,7 @@ STATED = {
     ("birthday", "November 14", False), ("preference", "bouldering", False),
     ("preference", "花样年华 (电影)", False), ("skill", "Cantonese", False), ("age", "三十六", False),
     ("trait", "内向", False), ("habit", "每天早上六点半跑步", False), ("goal", "明年春天跑完一个半马", False),
+    ("goal", "Suzhou dialect", False),
 }
 # Turns that state nothing about the user: questions, other people, plans of the moment, work.
 SAYS_NOTHING_OF_THE_USER = ("Priya", "Marco", "老周", "思琪的生日", "芝麻最近", "苏州这边有什么", "今晚想做顿素的",

@@ -146,6 +146,8 @@ def clean_en(kind: str, raw: str) -> str:
     value = _EN_TRAIL.sub("", value).strip(" \"'.!")
     value = re.sub(r"\s+(?:because|since|but|so that|so|when|while|though|although|unless|which|until)\b.*$", "",
                    value, flags=re.I)
+    # "learning Spanish from our neighbour": who it comes from is not the thing itself
+    value = re.sub(r"\s+from\s+(?:my|our|a|an|the|his|her|their|some)\s+\w+(?:\s+\w+)?$", "", value, flags=re.I)
     value = _EN_TRAIL.sub("", value).strip(" \"'.!")
     if value.lower().startswith("to "):
         value = value[3:]
