@@ -171,6 +171,10 @@ ROWS: list[P] = [
     P("owns", r"我(?:的)?(?P<note>车|手机|电脑|笔记本)是<thing>", (("我的车是特斯拉", "特斯拉 (车)"),)),
     P("owns", r"我开的(?:车)?是<thing>", (("我开的是一辆大众", "一辆大众"),)),
 
+    # --- a named someone's birthday: theirs, not the user's ---
+    P("birthday", r"(?![我你他她它您])(?P<subject>[\u4e00-\u9fff]{2,4}?)的生日(?:是|在)?<date>",
+      (("朵朵的生日是六月三号。", "六月三号"),)),
+
     # --- a name said on its own: 大家好，我是刘洋 (last: 我是护士 comes first) ---
     P("name", r"(?:我|本人)是(?P<v__person__0>[\u4e00-\u9fff]{2,3}){end}", (("大家好，我是刘洋。", "刘洋"),)),
 ]

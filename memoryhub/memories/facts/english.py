@@ -287,6 +287,11 @@ ROWS: list[P] = [
               r"(?:\s+[\w'.-]+){0,2}?\s+\d+\w*)", (("I've got an iPhone 15.", "iPhone 15"),)),
     P("owns", r"my\s+car\s+is\s+(?:a|an)\s+<thing>", (("My car is a Prius.", "Prius"),)),
 
+    # --- a named someone's birthday: theirs, not the user's ---
+    P("birthday", r"(?!(?:my|our|his|her|your|their|the|this|that)\b)(?P<subject>(?-i:[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?))"
+                  r"'s\s+birthday(?:\s+is|\s+falls)?\s+(?:on\s+|in\s+)?<date>",
+      (("Ava's birthday is on June 3.", "June 3"),)),
+
     # --- a name said on its own: "Hey, I'm Olivia" (last: "I am vegan", "I am 41" come first) ---
     P("name", r"i\s+am\s+(?P<v__name__0>(?-i:[A-ZÀ-ÖØ-Þ][\w'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'-]*){0,2})),\s+(?:a|an)\s+<job:job>"
               r"(?:\s+from\s+<hometown:place>)?",

@@ -104,7 +104,7 @@ _CALLED_ZH = re.compile(r"(?P<how>名叫|叫做|名字是|名字叫|叫我|叫�
 _NICK_PREFIX = "小老阿"
 # 老 or 小 and a surname, where a word ends (the segmenter splits 老陈 and 小刘 apart, or tags 老周 a time word)
 _FAMILIAR_ZH = re.compile("(?<![老小大从])([老小][" + "".join(sorted(segment.ZH_SURNAMES)) + "])"
-                          "(?=[在说和跟与去来是的也都还又要会把给让被今明昨上下吃喝做写看想觉打发帮请找问告回走到，,。.！!？?；;、：:\s]|$)")
+                          r"(?=[在说和跟与去来是的也都还又要会把给让被今明昨上下吃喝做写看想觉打发帮请找问告回走到，,。.！!？?；;、：:\s]|$)")
 # A proper name with one of these endings is a place, whatever the dictionary's guess (金鸡湖, 黄山, 鼓浪屿)
 _PLACE_ENDINGS = tuple("湖山河江海岛屿湾峡谷港寺塔桥街巷镇村县市省州")
 _CLAUSE_EDGE = frozenset("，,。.！!？?；;：:、\n")
