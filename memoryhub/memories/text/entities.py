@@ -6,8 +6,10 @@ the billing service to PostgreSQL", "lunch with Alice"); at the start of a sente
 capitalised, only a word that is no common English word and is followed by what people do ("Alice moved …",
 "Alice's team"), or a run of two ("Olivia Brandt said"). Speaker labels ("User:", "Caroline:") are not
 mentions. Chinese names come from word segmentation (segment.py): the dictionary's person, place and
-organisation tags, with a person only where the word looks like a name (a surname, not 老公), and whatever
-follows 叫 ("我女儿叫朵朵"). Each mention has a kind; the entity edges carry it.
+organisation tags, with a person only where the word looks like a name (a surname, not 老公) and is not a
+clause of its own (明白，…), 老周 and 小王, a name before 小学 or 博物馆 one organisation, and the name after 名叫,
+叫我 or "女儿叫" ("我女儿叫朵朵"; after a bare 叫 only a word shaped like a name: 叫 also means "to cry out"). A
+Latin word after Chinese text is mid-sentence (代号 Tidewater). Each mention has a kind; the entity edges carry it.
 """
 
 from __future__ import annotations
@@ -248,7 +250,7 @@ def _kind(name: str, before: str, after: str, two_before: str) -> str:
 
 def chinese_names(text: str) -> list[tuple[str, str]]:
     """(name, kind) of the Chinese proper names: the dictionary's tags (a person only where the word looks like
-    a name; a name someone works at is an organisation) and whatever follows 叫."""
+    a name; a name someone works at is an organisation), 老周 and 小王, and the names 叫 introduces."""
     found: list[tuple[str, str]] = []
     for match in _CALLED_ZH.finditer(text):
         if _called_name(match.group(2), text[max(0, match.start() - 2):match.start()], match.group("how")):
