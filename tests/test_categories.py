@@ -34,3 +34,17 @@ def test_a_decision_or_a_pitfall_outranks_what_the_user_said_of_themselves():
     assert classify("Call me Sam.", ["nickname"]) == "preference"
     assert classify("登录模块搞定了。") == "progress"  # 搞定 is done, not 定了 (decided)
     assert classify("How do I centre a div?") == "context"
+
+
+@pytest.mark.parametrize("text, stated, category", [
+    ("I'm allergic to shellfish, so be careful with recipes.", ["allergy"], "fact"),
+    ("我对芒果过敏，推荐水果的时候千万别选芒果。", ["allergy"], "fact"),
+    ("I'm careful with money, but the deploy failed twice today.", [], "pitfall"),
+    ("I'm Dana Ortiz, my friends call me Dee.", ["name", "nickname"], "fact"),
+    ("We agreed with the data team that exports run at midnight.", [], "decision"),
+    ("The plan for the migration: copy first, then switch reads.", [], "decision"),
+    ("我们下个月要上线新的支付服务。", [], "context"),
+    ("新的支付服务昨天上线了。", [], "progress"),
+])
+def test_a_warning_about_the_user_a_mixed_introduction_an_agreement_and_a_plan(text, stated, category):
+    assert classify(text, stated) == category

@@ -31,6 +31,16 @@ def named(text):
     ("王磊下周去深圳出差。", {("王磊", "person"), ("深圳", "place")}),
     ("我女儿叫朵朵，在北京上幼儿园。", {("朵朵", "person"), ("北京", "place")}),
     ("赵一鸣在华为上班。", {("赵一鸣", "person"), ("华为", "organisation")}),
+    ("新来的实习生都叫我阿杰。", {("阿杰", "person")}),
+    ("周末去金鸡湖边骑车。", {("金鸡湖", "place")}),
+    ("我们下个月上线新的推荐服务，代号 Bluebird。", {("Bluebird", "name")}),
+    ("Bluebird passed its first load test.", {("Bluebird", "name")}),
+    ("Orion will replace the nightly billing job.", {("Orion", "name")}),
+    ("My husband is Tomás Ruiz, he builds boats.", {("Tomás Ruiz", "person")}),
+    ("孩子转学到了阳光小学。", {("阳光小学", "organisation")}),
+    ("周末去南京博物馆看展。", {("南京博物馆", "organisation")}),
+    ("我跟老陈吃饭，小刘也来了。", {("老陈", "person"), ("小刘", "person")}),
+    ("老赵说周三之前能交。", {("老赵", "person")}),
 ])
 def test_people_places_and_organisations_named_in_plain_words(text, expected):
     assert expected <= named(text)
@@ -40,10 +50,15 @@ def test_people_places_and_organisations_named_in_plain_words(text, expected):
     "Run the tests and tell me what fails.", "Please explain how photosynthesis works.",
     "Yesterday was busy, but today is quiet.", "Thanks! See you on Monday.", "The English version is longer.",
     "请解释一下量子计算。", "谢谢，今天就到这里。", "我老公和我哥哥都过敏。",
+    "明白，我会记住的。", "狗半夜叫可能是饿了。", "虽然我是湖南人，但不太能吃辣。",
+    "Sadly ended the trip early.", "Finally finished the migration.", "一个小时以后再说。", "我们小区的小吃很好。",
 ])
 def test_ordinary_words_opening_a_sentence_name_nothing(text):
     assert named(text) == set()
 
+
+def test_an_adverb_opening_a_sentence_before_a_tech_term_is_no_name():
+    assert named("Mostly Python and Django these days.") == {("Python", "tech"), ("Django", "tech")}
 
 def test_speaker_labels_are_who_speaks_not_what_is_named():
     assert extract_entities("User: I moved to Leeds\n\nAssistant: Leeds is lovely.") == ["Leeds"]

@@ -187,3 +187,11 @@ def test_a_topic_title_is_headed_by_a_person_named_in_plain_words(space):
     assert first.topic_id == second.topic_id
     topic = Topic.objects.get(pk=first.topic_id)
     assert topic.title.startswith(("Alice / ", "PostgreSQL / ")) and "Alice" in topic.entities
+
+
+def test_a_name_said_as_often_as_an_acronym_beside_it_heads_the_title(space):
+    entry = turn(space, "User: Bluebird passed its load test at 900 requests per second\n\n"
+                        "Assistant: Bluebird handled 900 RPS in the test.")
+    topic = Topic.objects.get(pk=entry.topic_id)
+    assert topic.title.startswith("Bluebird / "), topic.title
+    assert topic.entities[:2] == ["Bluebird", "RPS"]

@@ -8,7 +8,9 @@ add a row with at least one example; tests/test_fact_patterns.py runs every exam
 
 from memoryhub.memories.facts.table import Pattern as P
 
-_REL = r"(?:'s\s+name\s+is|'s\s+called|'s\s+named|\s+is\s+called|\s+is\s+named|\s+named|\s+called|\s*,)?\s+"
+# "my wife is Ana" names her, "my wife is Japanese" does not (a capitalised language or nationality is no name)
+_REL = (r"(?:'s\s+name\s+is|'s\s+called|'s\s+named|\s+is\s+called|\s+is\s+named|\s+named|\s+called|\s*,|"
+        r"\s+is(?!\s+{lang}\b))?\s+")
 # "a small flat in Lisbon", "a tiny village called Hallstatt": a description before the place itself
 _DESC = (r"(?:(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,3}?(?:(?:called|named)\s+|(?:in|near|outside|outside\s+of|"
          r"just\s+outside|on\s+the\s+outskirts\s+of)\s+))?")
@@ -20,7 +22,7 @@ def _relation(family: str, examples: tuple) -> list[P]:
     return [
         P(family, r"(?:my|our)\s+(?:{reladj}\s+)*{rel_" + family + r"}" + _REL + "<names>", examples[:1]),
         P(family, r"(?:i|we)\s+(?:have|have\s+got|also\s+have)\s+(?:a|an|one)\s+(?:{reladj}\s+)*{rel_" + family
-          + r"}\s+(?:called|named|whose\s+name\s+is)\s+<name>", examples[1:]),
+          + r"}(?:\s+called|\s+named|\s+whose\s+name\s+is|\s*,)\s+<name>", examples[1:]),
     ]
 
 
@@ -158,8 +160,8 @@ ROWS: list[P] = [
     *_relation("sibling", (("My older brother Tom is a chef.", "Tom"), ("I have a twin sister named Grace.", "Grace"))),
     P("pet", r"{have}\s+(?:two|three|four|\d)\s+(?P<note>{pet})s\s*[,:]\s*(?:called\s+|named\s+)?<names>",
       (("We've got two cats, Salt and Pepper.", "Salt (cat)"),)),
-    P("pet", r"{have}\s+(?:a|an|one|two|three)?\s*(?:(?:little|new|old|rescue|young|sweet|big|fat|lazy|crazy|black|"
-             r"white|ginger|grey|gray|brown)\s+)*(?P<note>{pet})s?\s*,?\s+(?:called|named|whose\s+name\s+is)\s+<names>",
+    P("pet", r"{have}\s+(?:a|an|one|two|three)?\s*(?:[a-z-]+\s+){0,2}?(?P<note>{pet})s?\s*,?\s+"
+             r"(?:called|named|whose\s+name\s+is)\s+<names>",
       (("We have a cat named Miso.", "Miso (cat)"), ("I have a golden retriever called Max.", "Max (golden retriever)"))),
     P("pet", r"(?:my|our)\s+(?:(?:little|new|old|rescue|sweet|lazy)\s+)?(?P<note>{pet})" + _REL + "<names>",
       (("My dog Biscuit hates thunder.", "Biscuit (dog)"),)),
@@ -254,7 +256,7 @@ ROWS: list[P] = [
               r"am\s+aiming|have\s+decided|decided|dream|am\s+going)\s+(?:to|of)\s+(?P<v__thing__0>{goalverb}\b[^,;:]*)",
       (("I want to learn Korean next year.", "learn Korean next year"), ("I hope to visit Iceland someday.",
                                                                        "visit Iceland someday")), gate="goal"),
-    P("goal", r"i\s+am\s+(?:currently\s+|slowly\s+)?learning\s+(?:to\s+|how\s+to\s+)?<thing>",
+    P("goal", r"i\s+am\s+{adv}(?:slowly\s+)?learning\s+(?:to\s+|how\s+to\s+)?<thing>",
       (("I'm learning to play piano.", "play piano"),), gate="goal"),
     P("habit", r"(?P<note>(?:on\s+(?:weekends|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|"
                r"every\s+(?:day|morning|evening|night|week|weekend|month|monday|tuesday|wednesday|thursday|friday|"
@@ -284,6 +286,11 @@ ROWS: list[P] = [
     P("owns", r"i\s+(?:have|have\s+got|got)\s+(?:a|an|two)\s+(?:new\s+|old\s+)?(?P<v__org__0>(?-i:[A-Z]|i[A-Z])[\w'.-]*"
               r"(?:\s+[\w'.-]+){0,2}?\s+\d+\w*)", (("I've got an iPhone 15.", "iPhone 15"),)),
     P("owns", r"my\s+car\s+is\s+(?:a|an)\s+<thing>", (("My car is a Prius.", "Prius"),)),
+
+    # --- a named someone's birthday: theirs, not the user's ---
+    P("birthday", r"(?!(?:my|our|his|her|your|their|the|this|that)\b)(?P<subject>(?-i:[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?))"
+                  r"'s\s+birthday(?:\s+is|\s+falls)?\s+(?:on\s+|in\s+)?<date>",
+      (("Ava's birthday is on June 3.", "June 3"),)),
 
     # --- a name said on its own: "Hey, I'm Olivia" (last: "I am vegan", "I am 41" come first) ---
     P("name", r"i\s+am\s+(?P<v__name__0>(?-i:[A-ZÀ-ÖØ-Þ][\w'-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'-]*){0,2})),\s+(?:a|an)\s+<job:job>"

@@ -106,7 +106,9 @@ def extract(text: str) -> list[Claim]:
     for subject, said in _by_speaker(text or ""):
         for sentence in _sentences(said):
             for claim in _sentence_claims(sentence):
-                claim = Claim(subject, claim.predicate, claim.value, claim.negative)
+                # a row naming its own subject (思琪的生日是六月三号) keeps it; the rest are the speaker's
+                claim = Claim(claim.subject if claim.subject != "user" else subject, claim.predicate, claim.value,
+                              claim.negative)
                 if claim not in claims:
                     claims.append(claim)
     return claims
@@ -291,6 +293,14 @@ def _first_row(rows: list[Pattern], text: str, clause: str, requests_only: bool,
 def _claims(row: Pattern, match: re.Match, clause: str, chinese: bool) -> list[Claim]:
     clean = values.clean_zh if chinese else values.clean_en
     note = (match.groupdict().get("note") or "").strip()
+    subject = "user"
+    if match.groupdict().get("subject"):
+        raw = match.group("subject")
+        # a Chinese name, or how a child or a friend is called (朵朵, 小宝, 老王)
+        subject = (values.clean_zh("person", raw) or (raw if _ZH_CALLED_FORM.fullmatch(raw) else "")) if chinese \
+            else values.clean_en("name", raw)
+        if not subject:
+            return []
     claims: list[Claim] = []
     # A row holds together: one of its values that is not what its kind promises voids the row (我是一个很乐观的人
     # is no "我是<hometown>的<name>").
@@ -321,8 +331,11 @@ def _claims(row: Pattern, match: re.Match, clause: str, chinese: bool) -> list[C
                 predicate = "nickname"  # 小陈, 老王: what people call them, not their name
             if note and predicate == row.predicate and not row.value:
                 value = f"{value} ({' '.join(note.split()).lower() if not chinese else note})"
-            claims.append(Claim(predicate=predicate, value=value, negative=row.negative))
+            claims.append(Claim(subject=subject, predicate=predicate, value=value, negative=row.negative))
     return claims
+
+
+_ZH_CALLED_FORM = re.compile(r"([\u4e00-\u9fff])\1|[小老阿][\u4e00-\u9fff]")
 
 
 def _passes(gate: str, value: str, clause: str, chinese: bool) -> bool:

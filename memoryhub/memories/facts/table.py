@@ -3,7 +3,8 @@
 A row says which predicate it asserts, the sentence shape (a regex with `{class}` word classes from vocab.py
 and `<kind>` / `<predicate:kind>` value slots from values.py), whether it is a negation, whether it may fire in
 a polite question ("Could you answer in French?"), and examples: sentences it must turn into that value, which
-tests/test_fact_patterns.py checks row by row.
+tests/test_fact_patterns.py checks row by row. A shape with a `(?P<subject>…)` group states a fact about the
+person it names (a name, never a pronoun or "my …") instead of the speaker.
 """
 
 from __future__ import annotations

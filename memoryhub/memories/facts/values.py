@@ -17,8 +17,9 @@ _CAP = "A-ZÀ-ÖØ-Þ"
 EN_KINDS = {
     # A capitalised name: "Olivia Brandt", "Luca".
     "name": rf"(?-i:[{_CAP}][\w'.-]*(?:\s+[{_CAP}][\w'.-]*){{0,2}})",
-    # Names in a list: "Noah and Mia", "Max, Rex and Bella".
-    "names": rf"(?-i:[{_CAP}][\w'-]*(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)(?!I\b)[{_CAP}][\w'-]*){{0,5}})",
+    # Names in a list: "Noah and Mia", "Max, Rex and Bella"; each may be a full name ("Lin Yue and Tom Hardy").
+    "names": rf"(?-i:[{_CAP}][\w'-]*(?:\s+[{_CAP}][\w'-]*){{0,2}}"
+             rf"(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)(?!I\b)[{_CAP}][\w'-]*(?:\s+[{_CAP}][\w'-]*){{0,2}}){{0,5}})",
     # What someone is called, as said (lower case too: "call me bob"); stop words are refused by the cleaner.
     "nick": r"[\w'.-]+(?:\s+(?!(?:and|or|but|so|because|as|who|from)\b)[\w'.-]+){0,2}",
     # A place: "Wellington", "San Francisco", "the Bay Area", "Stratford-upon-Avon".
@@ -145,6 +146,8 @@ def clean_en(kind: str, raw: str) -> str:
     value = _EN_TRAIL.sub("", value).strip(" \"'.!")
     value = re.sub(r"\s+(?:because|since|but|so that|so|when|while|though|although|unless|which|until)\b.*$", "",
                    value, flags=re.I)
+    # "learning Spanish from our neighbour": who it comes from is not the thing itself
+    value = re.sub(r"\s+from\s+(?:my|our|a|an|the|his|her|their|some)\s+\w+(?:\s+\w+)?$", "", value, flags=re.I)
     value = _EN_TRAIL.sub("", value).strip(" \"'.!")
     if value.lower().startswith("to "):
         value = value[3:]

@@ -18,7 +18,7 @@ from django.db.models import Count, Max, Min
 
 from memoryhub.memories.models import Entry, Kind, Topic
 from memoryhub.memories.text import segment
-from memoryhub.memories.text.entities import SPEAKER_LABEL, extract_entities
+from memoryhub.memories.text.entities import SPEAKER_LABEL, TECH_TERMS, extract_entities
 from memoryhub.memories.text.prose import clip, information
 from memoryhub.memories.text.tokens import stem, tokenize
 from memoryhub.memories.write import gateway
@@ -200,11 +200,19 @@ def _opening(entry: Entry) -> list[str]:
 
 
 def _save_card(topic: Topic) -> Topic:
-    topic.entities = [name for name, _ in Counter(dict(topic.signal["entities"])).most_common(8)]
+    counts = Counter(dict(topic.signal["entities"]))
+    # Among names said as often, the ones a person reads as the subject (Tidewater, Marco Rossi) come before
+    # the acronyms and tech terms said beside them (RPS, PDF).
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], _generic_term(item[0])))
+    topic.entities = [name for name, _ in ranked[:8]]
     topic.keywords = [word for word, _ in Counter(dict(topic.signal["words"])).most_common(12)]
     topic.title = _title(topic.entities, _central_phrase(topic.signal), topic.signal["opening"][1], topic.keywords)
     topic.save()
     return topic
+
+
+def _generic_term(name: str) -> bool:
+    return name in TECH_TERMS or (name.isascii() and name.isupper())
 
 
 def _central_phrase(signal: dict) -> str:

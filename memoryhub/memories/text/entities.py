@@ -6,8 +6,10 @@ the billing service to PostgreSQL", "lunch with Alice"); at the start of a sente
 capitalised, only a word that is no common English word and is followed by what people do ("Alice moved …",
 "Alice's team"), or a run of two ("Olivia Brandt said"). Speaker labels ("User:", "Caroline:") are not
 mentions. Chinese names come from word segmentation (segment.py): the dictionary's person, place and
-organisation tags, with a person only where the word looks like a name (a surname, not 老公), and whatever
-follows 叫 ("我女儿叫朵朵"). Each mention has a kind; the entity edges carry it.
+organisation tags, with a person only where the word looks like a name (a surname, not 老公) and is not a
+clause of its own (明白，…), 老周 and 小王, a name before 小学 or 博物馆 one organisation, and the name after 名叫,
+叫我 or "女儿叫" ("我女儿叫朵朵"; after a bare 叫 only a word shaped like a name: 叫 also means "to cry out"). A
+Latin word after Chinese text is mid-sentence (代号 Tidewater). Each mention has a kind; the entity edges carry it.
 """
 
 from __future__ import annotations
@@ -73,6 +75,9 @@ _PERSON_AFTER = frozenset(
 )
 # What follows a name opening a sentence: something people do ("Alice moved", "Kenji is flying", "Tom and Jerry").
 _DOES = re.compile(r"^(?:(?:" + "|".join(sorted(_PERSON_AFTER)) + r")\b|(?:is|was|will\s+be)\s+\w+ing\b)")
+# …or what a thing does: "Tidewater passed load testing", "Orion will replace …" (not for "Sadly ended", "Finally got")
+_ACTS = re.compile(r"^(?:\w{3,}ed|will|would|can|could|should|must|has|had|needs|uses|runs)\s+\w")
+_NOT_A_SUBJECT = re.compile(r"(?:ly|ed|ing)$")
 _PLACE_BEFORE = frozenset("in from to near around across visit visited visiting outside into toward towards via".split())
 _ORG_WORDS = frozenset(
     """inc ltd llc corp corporation company co group bank university college institute labs lab foundation
@@ -96,7 +101,15 @@ SPEAKER_LABEL = re.compile(r"^[ \t]*(?:[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ0-9'’-]*")
-_CALLED_ZH = re.compile(r"(?:叫|名叫|叫做|名字是)([\u4e00-\u9fff]{2,3}?)(?=[，,。.！!？?；;、\s]|$|是|在|今年|的)")
+# 叫 is also a verb ("猫半夜叫可能是…"): what follows it counts only when it looks like a name (see _called_name)
+_CALLED_ZH = re.compile(r"(?P<how>名叫|叫做|名字是|名字叫|叫我|叫你|叫)([\u4e00-\u9fff]{2,3}?)(?=[，,。.！!？?；;、\s]|$|是|在|今年|的|吧|了|呢|啊|呀|哦|就)")
+_NICK_PREFIX = "小老阿"
+# 老 or 小 and a surname, where a word ends (the segmenter splits 老陈 and 小刘 apart, or tags 老周 a time word)
+_FAMILIAR_ZH = re.compile("(?<![老小大从])([老小][" + "".join(sorted(segment.ZH_SURNAMES)) + "])"
+                          r"(?=[在说和跟与去来是的也都还又要会把给让被今明昨上下吃喝做写看想觉打发帮请找问告回走到，,。.！!？?；;、：:\s]|$)")
+# A proper name with one of these endings is a place, whatever the dictionary's guess (金鸡湖, 黄山, 鼓浪屿)
+_PLACE_ENDINGS = tuple("湖山河江海岛屿湾峡谷港寺塔桥街巷镇村县市省州")
+_CLAUSE_EDGE = frozenset("，,。.！!？?；;：:、\n")
 
 
 @dataclass(frozen=True)
@@ -177,7 +190,9 @@ def english_names(text: str, known: set[str] | frozenset[str] = frozenset()) -> 
                     _capitalised(words[j][0]) or (lower[j] in _JOINERS and j + 1 < len(words)
                                                   and _capitalised(words[j + 1][0]))):
                 j += 1
-            start, name = _clean_run([w for w, _ in words[i:j]], at_start=i == 0, known=known,
+            # Chinese has no capitals: a Latin word after Chinese text is mid-sentence (代号 Tidewater)
+            at_start = i == 0 and not segment.has_chinese(sentence[:words[0][1]])
+            start, name = _clean_run([w for w, _ in words[i:j]], at_start=at_start, known=known,
                                      after=" ".join(w for w, _ in words[j:j + 2]),
                                      possessive=sentence[words[j - 1][1] + len(words[j - 1][0]):][:2] in ("'s", "’s"))
             if name:
@@ -208,8 +223,10 @@ def _clean_run(run: list[str], *, at_start: bool, after: str, possessive: bool, 
     if not kept:
         return 0, ""
     name = " ".join(kept)
+    after = " ".join([*run[end:], after]).strip()  # "Mostly Python and …": what follows "Mostly" is Python
     if at_start and start == 0 and len(kept) == 1 and name not in known and not possessive \
-            and not (_DOES.match(after.lower()) or re.match(r"(?:and|&)\s+[A-Z]", after)):
+            and not (_DOES.match(after.lower()) or re.match(r"(?:and|&)\s+[A-Z]", after)
+                     or (_ACTS.match(after.lower()) and not _NOT_A_SUBJECT.search(name.lower()))):
         return 0, ""
     return start, name
 
@@ -221,8 +238,9 @@ def _kind(name: str, before: str, after: str, two_before: str) -> str:
         return "organisation"
     if after in _PROJECT_AFTER:
         return "project"
-    if before in _PERSON_BEFORE or after in _PERSON_AFTER:
-        return "person"
+    if before in _PERSON_BEFORE or after in _PERSON_AFTER or (before in ("is", "named", "called")
+                                                                and two_before in _PERSON_BEFORE):
+        return "person"  # "my wife is Lin Yue", "a friend named Ola"
     if before in _PLACE_BEFORE:
         return "place"
     return "name"
@@ -232,23 +250,54 @@ def _kind(name: str, before: str, after: str, two_before: str) -> str:
 
 def chinese_names(text: str) -> list[tuple[str, str]]:
     """(name, kind) of the Chinese proper names: the dictionary's tags (a person only where the word looks like
-    a name; a name someone works at is an organisation) and whatever follows 叫."""
+    a name; a name someone works at is an organisation), 老周 and 小王, and the names 叫 introduces."""
     found: list[tuple[str, str]] = []
     for match in _CALLED_ZH.finditer(text):
+        if _called_name(match.group(2), text[max(0, match.start() - 2):match.start()], match.group("how")):
+            found.append((match.group(2), "person"))
+    for match in _FAMILIAR_ZH.finditer(text):
         if match.group(1) not in segment.NOT_NAMES:
-            found.append((match.group(1), "person"))
+            found.append((match.group(1), "person"))  # 老周, 小王: how colleagues and friends are called
     tagged = segment.tagged(text)
     for n, (word, tag) in enumerate(tagged):
         kind = segment.PROPER_TAGS.get(tag)
         if kind is None or kind == "name" or len(word) < 2 or word in segment.NOT_NAMES or not segment.has_chinese(word):
             continue  # nz (other proper nouns) are mostly common terms in jieba's dictionary (嵌入式, 中文)
-        following = tagged[n + 1][0] if n + 1 < len(tagged) else ""
-        if kind == "person" and following in _WORKS_ZH:
-            kind = "organisation"  # 我在华为上班
-        elif kind == "person" and not segment.looks_like_person(word, tag):
+        before = tagged[n - 1][0] if n else "\n"
+        following = tagged[n + 1][0] if n + 1 < len(tagged) else "\n"
+        if following in _INSTITUTIONS:
+            found.append((word + following, "organisation"))  # 星海 + 小学, 苏州 + 博物馆: one name
             continue
+        if kind == "person" and len(word) >= 3 and word.endswith(_PLACE_ENDINGS):
+            kind = "place"  # 金鸡湖 is tagged nr
+        elif kind == "person" and len(word) >= 3 and word.endswith("人"):
+            continue  # 江西人, 上海人: where someone is from, not a name
+        elif kind == "person" and following in _WORKS_ZH:
+            kind = "organisation"  # 我在华为上班
+        elif kind == "person" and (_alone(before, following) or not segment.looks_like_person(word, tag)):
+            continue  # 明白，…: a word that is a clause of its own is an answer or a greeting, not a mention
         found.append((word, kind))
     return found
 
 
+def _alone(before: str, following: str) -> bool:
+    return before.strip() in _CLAUSE_EDGE | {""} and following.strip() in _CLAUSE_EDGE | {""}
+
+
+def _called_name(word: str, before: str, how: str) -> bool:
+    """What follows 名叫, 叫我 or "女儿叫" names someone; after a bare 叫 (also "to cry out") only a word shaped like a
+    name does: a surname and a given name, a 小/老/阿 form, a doubled 朵朵, or one the dictionary tags a person."""
+    if word in segment.NOT_NAMES:
+        return False
+    if how != "叫" or any(before.endswith(w) for w in segment.RELATIVE_AND_PET_WORDS):
+        return True
+    if (word[0] in _NICK_PREFIX and len(word) == 2) or word[:1] * 2 == word or segment.looks_like_person(word):
+        return True
+    tags = segment.tagged(word)
+    return len(tags) == 1 and tags[0][1] in ("nr", "nrfg", "nrt")
+
+
 _WORKS_ZH = frozenset("上班 工作 任职 实习 公司 集团 打工 入职".split())
+# The nouns that make a proper name before them one institution's name
+_INSTITUTIONS = frozenset("""小学 中学 大学 学院 学校 幼儿园 医院 银行 博物馆 美术馆 图书馆 研究所 研究院 公司 集团 体育馆
+    科技 电视台 出版社 音乐学院 剧院""".split())
