@@ -21,6 +21,7 @@ import sys
 import time
 from collections import Counter
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -126,17 +127,60 @@ def percentile(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def run(limit_conversations: int | None = None, data: Path = DATA, ablation: bool = True,
-        slug: str = "locomo") -> dict:
+@dataclass
+class Loaded:
+    """One conversation written into its own space, as the bench searches it."""
+
+    space: object
+    dia_of: dict[int, str]  # entry id -> dialog id
+    docs: list[tuple[str, list[str]]]  # (dialog id, tokens): the BM25 baseline's corpus
+    lines: dict[str, tuple[str, str]]  # dialog id -> (its packed line, its words after "<speaker>:")
+    ingest_seconds: float = 0.0
+    enrich_seconds: float = 0.0
+    embed_seconds: float = 0.0
+
+
+def load(sample: dict, slug: str, semantic: bool = False) -> Loaded:
+    """Write one conversation's turns through the real write path, then run the worker's enrichment on them."""
     from django.utils import timezone
 
     from memoryhub.memories.growth import enrich
-    from memoryhub.memories.recall import cards as recall
-    from memoryhub.memories.search import ranking, vectors
     from memoryhub.memories.models import Category, Kind
+    from memoryhub.memories.search import vectors
     from memoryhub.memories.text.tokens import tokenize
     from memoryhub.memories.write import gateway
     from memoryhub.spaces.models import MemorySpace
+
+    space = MemorySpace.objects.create(slug=slug, name=sample.get("sample_id", slug))
+    loaded = Loaded(space, {}, [], {})
+    started = time.perf_counter()
+    for session_id, at, written_at, turns in sessions(sample["conversation"]):
+        for turn in turns:
+            text = turn_text(turn)
+            draft = gateway.Draft(kind=Kind.TURN, category=Category.CONTEXT, body=text,
+                                  at=timezone.make_aware(at), session_id=session_id)
+            written = gateway.write(space, draft)
+            loaded.dia_of[written.entry.pk] = turn["dia_id"]
+            loaded.docs.append((turn["dia_id"], tokenize(text)))
+            said = text.split(": ", 1)[1]
+            loaded.lines[turn["dia_id"]] = (context_block.turn_line(written_at, turn["speaker"], said), said)
+    loaded.ingest_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    with words_only():
+        enrich.run(space.pk)  # what the worker does after the writes: edges and topics
+    loaded.enrich_seconds = time.perf_counter() - started
+    if semantic:
+        started = time.perf_counter()
+        vectors.embed_pending(space.pk, raise_errors=True)
+        loaded.embed_seconds = time.perf_counter() - started
+    return loaded
+
+
+def run(limit_conversations: int | None = None, data: Path = DATA, ablation: bool = True,
+        slug: str = "locomo") -> dict:
+    from memoryhub.memories.recall import cards as recall
+    from memoryhub.memories.search import ranking, vectors
+    from memoryhub.memories.text.tokens import tokenize
 
     semantic = vectors.enabled()  # MEMORYHUB_EMBEDDINGS_BASE_URL set: also measure search with embeddings
 
@@ -150,31 +194,12 @@ def run(limit_conversations: int | None = None, data: Path = DATA, ablation: boo
     rerank_cost: dict = {}
     turns_written = 0
     for index, sample in enumerate(samples):
-        space = MemorySpace.objects.create(slug=f"{slug}-{index}", name=sample.get("sample_id", f"conv {index}"))
-        dia_of: dict[int, str] = {}
-        docs: list[tuple[str, list[str]]] = []
-        lines: dict[str, tuple[str, str]] = {}  # dialog id -> (its packed line, its words after "<speaker>:")
-        started = time.perf_counter()
-        for session_id, at, written_at, turns in sessions(sample["conversation"]):
-            for turn in turns:
-                text = turn_text(turn)
-                draft = gateway.Draft(kind=Kind.TURN, category=Category.CONTEXT, body=text,
-                                      at=timezone.make_aware(at), session_id=session_id)
-                written = gateway.write(space, draft)
-                dia_of[written.entry.pk] = turn["dia_id"]
-                docs.append((turn["dia_id"], tokenize(text)))
-                said = text.split(": ", 1)[1]
-                lines[turn["dia_id"]] = (context_block.turn_line(written_at, turn["speaker"], said), said)
-                turns_written += 1
-        ingest_seconds += time.perf_counter() - started
-        started = time.perf_counter()
-        with words_only():
-            enrich.run(space.pk)  # what the worker does after the writes: edges and topics
-        enrich_seconds += time.perf_counter() - started
-        if semantic:
-            started = time.perf_counter()
-            vectors.embed_pending(space.pk, raise_errors=True)
-            embed_seconds += time.perf_counter() - started
+        loaded = load(sample, f"{slug}-{index}", semantic)
+        space, dia_of, docs, lines = loaded.space, loaded.dia_of, loaded.docs, loaded.lines
+        turns_written += len(docs)
+        ingest_seconds += loaded.ingest_seconds
+        enrich_seconds += loaded.enrich_seconds
+        embed_seconds += loaded.embed_seconds
         baseline = BM25(docs)
         for question, evidence, _answer in questions(sample):
             with words_only():
