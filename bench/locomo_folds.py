@@ -29,15 +29,17 @@ STUDIES: dict[str, list[dict]] = {
     "dates": [{"signals.DATES": v} for v in (2.0, 1.5, 3.0)],
     "speaker": [{"signals.SPEAKER": v} for v in (1.3, 1.15, 1.5)],
     "pool": [{"ranking.POOL": v} for v in (40, 80)],
+    "relevance": [{"cards.RANK_SHARE": v} for v in (0.5, 0.7, 0.85, 0.3)],
 }
 
 
 @contextmanager
 def constants(values: dict):
     """Rank with module constants set (the bench's knob; the code reads them at call time)."""
+    from memoryhub.memories.recall import cards
     from memoryhub.memories.search import ranking, signals
 
-    owners = {"ranking": ranking, "signals": signals}
+    owners = {"ranking": ranking, "signals": signals, "cards": cards}
     before = {}
     for key, value in values.items():
         module, name = key.split(".")

@@ -22,14 +22,17 @@ from providers.registry import get_provider_class
 log = logging.getLogger(__name__)
 
 
+RANK_SHARE = 0.85  # of a native hit's relevance that is its rank against the best hit; the rest is coverage
+
+
 def native_relevance(hit: ranking.Ranked, top: float, words: bool = True) -> float:
-    """A 0–1 relevance: half the rank against the best hit, half the share of query words the entry holds (for a
-    memory remembered along the way, the share of what found it, lent by the way it came), or, when embeddings
-    are on and that is more, how close it comes to the query in meaning."""
+    """A 0–1 relevance: RANK_SHARE the rank against the best hit, the rest the share of query words the entry
+    holds (for a memory remembered along the way, the share of what found it, lent by the way it came), or, when
+    embeddings are on and that is more, how close it comes to the query in meaning."""
     if not words:
         return round(min(1.0, hit.rank / top), 4)
     coverage = max(hit.coverage, fts.meaning(hit.similarity))
-    return round(min(1.0, 0.5 * hit.rank / top + 0.5 * coverage), 4)
+    return round(min(1.0, RANK_SHARE * hit.rank / top + (1 - RANK_SHARE) * coverage), 4)
 
 
 def recall_policy(spaces: list[MemorySpace], home: MemorySpace | None = None) -> dict:
