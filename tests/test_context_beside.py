@@ -86,3 +86,9 @@ def test_turns_beside_hits_only_take_the_room_the_hits_left(space):
     assert "birdhouse" in tight.text and "painted it blue" not in tight.text
     assert len(tight.text) <= budget
 
+
+
+def test_a_turn_beside_a_hit_that_the_reader_already_has_is_not_shown_again(space):
+    talk(space, [ASKED, REPLY])
+    ctx, _ = injected(space, "Where is the birdhouse now?", known={REPLY})
+    assert "birdhouse" in ctx.text and "painted it blue" not in ctx.text

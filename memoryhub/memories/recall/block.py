@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any, Callable
 
 from memoryhub.agents.models import LOCAL_ORIGIN
 from memoryhub.core import sql
 from memoryhub.memories.facts import slots as facts
 from memoryhub.memories.growth import persona
-from memoryhub.memories.models import Entry, Fact, Persona, Topic
+from memoryhub.memories.models import Fact, Persona, Topic
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.search.ranking import SESSION_NEIGHBOUR
+from memoryhub.memories.recall import beside
 from memoryhub.memories.recall.dates import day_for, resolve
 from memoryhub.memories.recall.hits import Card, entry_card
 from memoryhub.memories.text.prose import clip, excerpt, low_information, speakers
@@ -371,9 +372,10 @@ class Block:
 
 
 def build(spaces: list[MemorySpace], cards: list[Card], query: str, *, max_chars: int, origin: str | None,
-          max_cards: int, skip_tags: Iterable[str] = ()) -> Context:
+          max_cards: int, skip_tags: Iterable[str] = (), known: Collection[str] = frozenset()) -> Context:
     """Pack the block by usefulness within max_chars (see the module docstring); `cards` come best first.
-    `origin` and `skip_tags` are the search's: the neighbours shown beside its hits pass the same filters."""
+    `origin`, `skip_tags` and `known` are the search's: the turns shown beside its hits pass the same filters, and
+    none whose text the reader already has (`known`)."""
     query_tokens = set(tokenize(query))
     always, relevant, rest = who_the_user_is(spaces, origin, query_tokens)
     block = Block(max_chars)
@@ -414,7 +416,7 @@ def build(spaces: list[MemorySpace], cards: list[Card], query: str, *, max_chars
         else:
             block.add_line([line], max_chars, {"code": "budget"})
     neighbours = beside_hits(block, spaces, fts.filters([s.pk for s in spaces if s.is_native], recallable_only=False,
-                                                          origin=origin, skip_tags=skip_tags), topics)
+                                                          origin=origin, skip_tags=skip_tags), topics, known)
     for shown in neighbours:
         block.add_neighbour(shown, lambda limit, card=shown.card: evidence(card, query_tokens, limit, weight), max_cards)
     ctx = block.result(query_tokens)
@@ -422,43 +424,22 @@ def build(spaces: list[MemorySpace], cards: list[Card], query: str, *, max_chars
     return ctx
 
 
-def beside_hits(block: Block, spaces: list[MemorySpace], search_filters: tuple[list[str], list],
-                topics: dict[int, Topic]) -> list[Shown]:
-    """The turns just before and after each shown turn hit, best hit first, that are not shown yet and say
-    something: a question's answer is often the reply to its best match, or the line it answers.
 
-    Only what the search itself would admit (`search_filters`), and only what the block does not show already."""
-    shown_turns = [s for s in sorted(block.chosen, key=lambda s: s.rank)
-                   if s.card.entry is not None and s.card.entry.kind == "turn"]
-    if not shown_turns or not search_filters[0]:
-        return []
-    ids = [_pk(s) for s in shown_turns]
-    rows = sql.rows(f"SELECT source_id, target_id, {sql.json_text('metadata', 'direction')} FROM memories_edge "
-                    f"WHERE source_id IN ({sql.placeholders(ids)}) AND edge_type = 'temporal' "
-                    f"AND {sql.json_text('metadata', 'sub_type')} = %s", [*ids, "backbone"])
-    around: dict[int, list[int]] = {}  # a turn -> the turn before it, then the one after
-    before: set[tuple[int, int]] = set()  # (turn, the turn before it)
-    for source, target, direction in sorted(rows, key=lambda row: row[2] != "succeeds"):
-        around.setdefault(source, []).append(target)
-        if direction == "succeeds":
-            before.add((source, target))
-    already = {_pk(s) for s in block.chosen}
-    wanted = [t for pk in ids for t in around.get(pk, []) if t not in already]
-    admitted = {pk for pk, _hits, kind in fts.allowed(wanted, *search_filters) if kind == "turn"}
-    entries = Entry.objects.in_bulk([t for t in wanted if t in admitted])
+def beside_hits(block: Block, spaces: list[MemorySpace], search_filters: tuple[list[str], list],
+                topics: dict[int, Topic], known: Collection[str]) -> list[Shown]:
+    """The short turns beside the shown turn hits (beside.py), as cards joined to their hit's: a neighbour's
+    score is its hit's at ranking's SESSION_NEIGHBOUR."""
+    hits = {_pk(s): s for s in sorted(block.chosen, key=lambda s: s.rank)
+            if s.card.entry is not None and s.card.entry.kind == "turn"}
+    found = beside.turns_beside(list(hits), {_pk(s) for s in block.chosen}, search_filters, longest=CARD_CHARS,
+                                known=known)
     spaces_by_id = {s.pk: s for s in spaces}
     out: list[Shown] = []
-    for parent in shown_turns:
-        for target in around.get(_pk(parent), []):
-            entry = entries.get(target)
-            if entry is None or target in already or low_information(entry.body) or len(entry.body) > CARD_CHARS:
-                continue
-            already.add(target)
-            score = round((parent.card.score or 0.0) * SESSION_NEIGHBOUR, 4)
-            card = entry_card(entry, score, spaces_by_id[entry.space_id])
-            card.via = "session"
-            topic = topics.get(entry.topic_id) if entry.topic_id else None
-            out.append(Shown(card, parent.rank, topic if topic is not None and topic.turn_count > 1 else None))
-            pk = _pk(parent)
-            block.adjacent.add((target, pk) if (pk, target) in before else (pk, target))
+    for one in found:
+        parent, entry = hits[one.hit], one.entry
+        card = entry_card(entry, round((parent.card.score or 0.0) * SESSION_NEIGHBOUR, 4), spaces_by_id[entry.space_id])
+        card.via = "session"
+        topic = topics.get(entry.topic_id) if entry.topic_id else None
+        out.append(Shown(card, parent.rank, topic if topic is not None and topic.turn_count > 1 else None))
+        block.adjacent.add((entry.pk, one.hit) if one.before else (one.hit, entry.pk))
     return out

@@ -142,7 +142,7 @@ def inject(spaces: list[MemorySpace], query: str, *, origin: str | None, session
         cards = [c for c in cards if c.entry is None or c.entry.body.strip() not in known]
     shown_for = f"{query} {referred.words}" if referred else query  # the referents' words choose sentences too
     ctx = block.build(injected, cards, shown_for, max_chars=budget, origin=origin, max_cards=config["maxRecall"],
-                      skip_tags=skip_tags)
+                      skip_tags=skip_tags, known=known or frozenset())
     return ctx, [c for c in [*cards, *ctx.neighbours] if c.id in ctx.why]
 
 
