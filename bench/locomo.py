@@ -7,7 +7,8 @@ of the top 10 turns. A plain Okapi BM25 over the same tokens runs beside it as t
 published figure beside the session-level one (mempalace.py), and every ranking signal is switched off in
 turn (the ablation). Then every question asks /api/v1/context for its block (context_block.py: what the agent
 is given). `LOCOMO_DATA` (or `run(data=…)`) points it at another file of the same shape, such as the Chinese
-conversation in bench/data/.
+conversation in bench/data/. A ranking constant is chosen by locomo_folds.py: on five conversations, measured on
+the sixth.
 """
 
 from __future__ import annotations
