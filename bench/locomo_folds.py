@@ -31,7 +31,7 @@ STUDIES: dict[str, list[dict]] = {
     "dates": [{"signals.DATES": v} for v in (2.0, 1.5, 3.0)],
     "speaker": [{"signals.SPEAKER": v} for v in (1.3, 1.15, 1.5)],
     "pool": [{"ranking.POOL": v} for v in (40, 80)],
-    "relevance": [{"cards.RANK_SHARE": v} for v in (0.5, 0.7, 0.85, 0.3)],
+    "relevance": [{"cards.ORDER_RANK_SHARE": v} for v in (0.5, 0.7, 0.85, 0.3)],
 }
 
 

@@ -86,10 +86,8 @@ def test_an_agent_finds_by_meaning_through_the_api(service, api):
 def test_a_match_by_meaning_counts_toward_relevance(service, space):
     note(space, "Physician visit booked")
     card = recall.search([space], "doctor", limit=5)[0]
-    # RANK_SHARE the rank (the only hit: 1.0), the rest the closeness: cosine 1/√3 lies 0.40 of the way above the
-    # 0.3 floor.
-    share = recall.RANK_SHARE
-    assert card.score == pytest.approx(share + (1 - share) * (3 ** -0.5 - 0.3) / 0.7, abs=1e-3)
+    # Half the rank (the only hit: 1.0), half the closeness: cosine 1/√3 lies 0.40 of the way above the 0.3 floor.
+    assert card.score == pytest.approx(0.5 + 0.5 * (3 ** -0.5 - 0.3) / 0.7, abs=1e-3)
 
 
 def test_an_edit_is_embedded_again_by_the_run_it_queues(service, space):

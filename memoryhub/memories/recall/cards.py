@@ -22,17 +22,22 @@ from providers.registry import get_provider_class
 log = logging.getLogger(__name__)
 
 
-RANK_SHARE = 0.85  # of a native hit's relevance that is its rank against the best hit; the rest is coverage
+ORDER_RANK_SHARE = 0.85  # native hits are listed by this share of rank and the rest of coverage (see below)
 
 
-def native_relevance(hit: ranking.Ranked, top: float, words: bool = True) -> float:
-    """A 0–1 relevance: RANK_SHARE the rank against the best hit, the rest the share of query words the entry
-    holds (for a memory remembered along the way, the share of what found it, lent by the way it came), or, when
-    embeddings are on and that is more, how close it comes to the query in meaning."""
+def native_relevance(hit: ranking.Ranked, top: float, words: bool = True, rank_share: float = 0.5) -> float:
+    """A 0–1 relevance: half the rank against the best hit, half the share of query words the entry holds (for a
+    memory remembered along the way, the share of what found it, lent by the way it came), or, when embeddings
+    are on and that is more, how close it comes to the query in meaning.
+
+    Native hits are *listed* by the same mix at ORDER_RANK_SHARE rank (chosen by leave-one-conversation-out on
+    the LoCoMo dev split, docs/benchmarks.md): half of it being the word share let a weak match holding most of
+    the words pass a turn that ranked well. The relevance itself (the tier, a card's room) keeps half and half,
+    which the recall policy's cut-offs are set for."""
     if not words:
         return round(min(1.0, hit.rank / top), 4)
     coverage = max(hit.coverage, fts.meaning(hit.similarity))
-    return round(min(1.0, RANK_SHARE * hit.rank / top + (1 - RANK_SHARE) * coverage), 4)
+    return round(min(1.0, rank_share * hit.rank / top + (1 - rank_share) * coverage), 4)
 
 
 def recall_policy(spaces: list[MemorySpace], home: MemorySpace | None = None) -> dict:
@@ -77,7 +82,7 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
             entry = entries.get(h.entry_id)
             if entry:
                 card = entry_card(entry, native_relevance(h, top, words), by_id[entry.space_id])
-                card.via = h.via
+                card.via, card.order = h.via, native_relevance(h, top, words, ORDER_RANK_SHARE)
                 cards.append(card)
     if asked is not None:
         cards += asked.cards(origin, skip_tags, errors, failures)
@@ -87,7 +92,7 @@ def search(spaces: list[MemorySpace], query: str, *, limit: int = 8, origin: str
         card.tier = policies.tier(card.score, get_provider_class(card.provider).score_semantics, config)
     if mixed:
         return policies.apply(cards, limit, config)
-    cards.sort(key=lambda c: c.score if c.score is not None else 0.0, reverse=True)
+    cards.sort(key=lambda c: c.order if c.order is not None else c.score or 0.0, reverse=True)
     return cards[:limit]
 
 

@@ -25,6 +25,7 @@ class Card:
     entry: Entry | None = field(default=None, repr=False)
     tier: str = "unknown"
     via: str = "keyword"  # keyword | session | entity: how search found it (ranking.py)
+    order: float | None = None  # where search lists it among native hits, when that is not by score (cards.py)
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "space": self.space, "summary": self.summary, "category": self.category,
