@@ -43,7 +43,7 @@ class Spool:
             self.path, self._owner = self._claim()
             adopted, locks = [self.path], []
             for other in self._siblings():
-                lock = None if other == self.path else _try_lock(_lock_path(other))
+                lock = None if other == self.path else try_lock(_lock_path(other))
                 if lock is not None:  # its owner is gone
                     adopted.append(other)
                     locks.append(lock)
@@ -74,7 +74,7 @@ class Spool:
     def _claim(self) -> tuple[Path, TextIO | None]:
         for index in range(1, MAX_SIBLINGS + 1):
             candidate = self.base if index == 1 else self.base.with_name(f"{self.base.name}.{index}")
-            lock = _try_lock(_lock_path(candidate))
+            lock = try_lock(_lock_path(candidate))
             if lock is not None:
                 return candidate, lock
         raise OSError(f"memoryhub spool {self.base}: {MAX_SIBLINGS} providers hold its files")
@@ -139,7 +139,7 @@ def _lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
-def _try_lock(path: Path) -> TextIO | None:
+def try_lock(path: Path) -> TextIO | None:
     """The lock file, opened and locked, or None when another live provider holds it."""
     handle = path.open("a")
     if fcntl is None:

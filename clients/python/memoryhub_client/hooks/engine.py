@@ -27,12 +27,7 @@ from memoryhub_client.delivery import TURN_RUN, Delivery
 from memoryhub_client.errors import MemoryHubError
 from memoryhub_client.hooks.config import HookSettings
 from memoryhub_client.outbox import Outbox
-from memoryhub_client.spool import Job, Spool, new_seq
-
-try:
-    import fcntl
-except ImportError:
-    fcntl = None
+from memoryhub_client.spool import Job, Spool, new_seq, try_lock
 
 log = logging.getLogger("memoryhub.hook")
 T = TypeVar("T")
@@ -192,15 +187,7 @@ def drain(settings: HookSettings) -> int:
 
 def _drain_lock(settings: HookSettings):
     settings.home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    handle = open(settings.home / "drain.lock", "a")
-    if fcntl is None:
-        return handle
-    try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.close()
-        return None
-    return handle
+    return try_lock(settings.home / "drain.lock")
 
 
 def spawn_drainer() -> None:
