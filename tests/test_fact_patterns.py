@@ -77,6 +77,7 @@ def test_our_own_statements_meet_the_targets_in_both_languages(name):
     "My sister's husband works at Google.", "The hero of the novel lives in Dublin.", "小说里的主角住在巴黎。",
     "我朋友叫小李。", "Lesson learned: always pin the base image.", "Can you book a table for two at 7?",
     "他叫王刚，是我的同学。", "我女儿叫朵朵，今年五岁。",
+    "We will deploy on Fridays only.", "I used to run every morning.", "I could swim every day if I had time.",
 ])
 def test_other_people_questions_hypotheticals_requests_and_events_give_the_user_nothing_they_did_not_say(text):
     said = [c for c in claims(text) if c[0] not in ("child",)]

@@ -136,7 +136,7 @@ def agent(hub, token, tmp_path):
 def test_claude_code_prompt_gets_the_recall_block_as_additional_context(hub, agent):
     with MemoryHubClient(hub.url, agent.env["MEMORYHUB_TOKEN"]) as client:
         client.call_tool("memory", "setup", {"action": "add", "target": "memory",
-                                             "content": "The ledger team deploys on Fridays only."})
+                                             "content": "The ledger team ships its release train on alternate Thursdays."})
         written = client.turn("earlier", "The ledger's nightly backup goes to the NAS at 02:00", "Noted.",
                               workspace=agent.cwd)
         payload = agent.payload(CLAUDE, "UserPromptSubmit")
@@ -145,12 +145,12 @@ def test_claude_code_prompt_gets_the_recall_block_as_additional_context(hub, age
     answer = json.loads(out)["hookSpecificOutput"]
     assert answer["hookEventName"] == "UserPromptSubmit"
     assert answer["additionalContext"] == expected and f"id={written['entry']['id']}" in expected
-    assert "Fridays only" not in expected  # the notebooks came at SessionStart
+    assert "alternate Thursdays" not in expected  # the notebooks came at SessionStart
 
     out, _ = agent.run("claude-code", "SessionStart", agent.payload(CLAUDE, "SessionStart"))
     start = json.loads(out)["hookSpecificOutput"]
     assert start["hookEventName"] == "SessionStart"
-    assert start["additionalContext"].startswith("## MEMORY (your notes)") and "Fridays only" in start["additionalContext"]
+    assert start["additionalContext"].startswith("## MEMORY (your notes)") and "alternate Thursdays" in start["additionalContext"]
 
 
 def test_claude_code_stop_archives_the_new_turn_once_even_when_the_hook_runs_twice(hub, agent):

@@ -127,8 +127,10 @@ def test_a_write_that_outwaits_the_busy_timeout_answers_503_busy_and_is_not_stor
 
 @contextmanager
 def database_full():
-    """SQLite's own SQLITE_FULL, as on a full disk: the database may not grow past the pages it has now."""
+    """SQLite's own SQLITE_FULL, as on a full disk: the database may not grow past the pages it has now. VACUUM
+    first: the pages earlier tests freed (their rows flushed) would otherwise take many writes to use up."""
     with connection.cursor() as cursor:
+        cursor.execute("VACUUM")
         cursor.execute("PRAGMA max_page_count")
         limit = cursor.fetchone()[0]
         cursor.execute("PRAGMA page_count")
@@ -150,8 +152,9 @@ def test_with_the_database_full_writes_answer_507_reads_still_answer_and_writes_
     assert agent.turn("the deploy moved to the new cluster", idempotency_key="fault-1").status_code == 201
     confirmed, failed = {"fault-1"}, None
     with database_full():
-        for n in range(30):  # until a write finds no page left (the free pages of the file take a few)
-            answer = agent.turn("a longer turn about the cluster " * 200, idempotency_key=f"full-{n}")
+        for n in range(30):  # until a write finds no page left (a page or two free in the file take a few)
+            # each text its own: the same text again in a session is answered as the first (200), never stored
+            answer = agent.turn(f"turn {n} about the cluster " * 200, idempotency_key=f"full-{n}")
             if answer.status_code != 201:
                 failed = answer
                 break

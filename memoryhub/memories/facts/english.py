@@ -267,7 +267,9 @@ ROWS: list[P] = [
     P("habit", r"i\s+(?:usually|always|normally|typically|generally|often|regularly|habitually|tend\s+to|try\s+to)\s+"
                r"<thing>",
       (("I usually read before bed.", "read before bed"),), gate="habit"),
-    P("habit", r"(?:i|we)\s+(?!am\b|was\b|have\b|had\b|do\s+not\b|did\b)(?P<v__thing__0>[a-z]+\b[^,;:]{0,60}?\b"
+    # a modal or "used to" says what may, will or once did happen, not what they do: no habit
+    P("habit", r"(?:i|we)\s+(?!am\b|was\b|have\b|had\b|do\s+not\b|did\b|will\b|would\b|could\b|should\b|might\b|"
+               r"may\b|must\b|can\b|shall\b|used\s+to\b|are\s+going\b)(?P<v__thing__0>[a-z]+\b[^,;:]{0,60}?\b"
                r"(?:(?:every|each)\s+(?:single\s+)?(?:day|morning|evening|night|week|weekend|month|year|monday|tuesday|"
                r"wednesday|thursday|friday|saturday|sunday)s?|(?:once|twice|three\s+times|four\s+times|\d+\s+times|"
                r"several\s+times|a\s+few\s+times)\s+(?:a|per|every)\s+(?:day|week|month|year)|daily|weekly|"
