@@ -273,6 +273,17 @@ def query(
     return hits[:max(limit, keep)]
 
 
+SPACE_TERM = "e.space_id IN ("  # how filters() opens its space condition (among() turns its index off)
+
+
+def among(ids: list[int], where: list[str]) -> str:
+    """The SQL condition "one of `ids`, admitted by the search's filters `where`", written so that the database
+    finds the ids by their key: with the filters' space condition as it stands SQLite chose the space index and
+    read every live entry of the space (17.7 ms for 60 ids at 100k entries, against 0.2 ms by the key)."""
+    unindexed = [f"+{w}" if w.startswith(SPACE_TERM) else w for w in where]  # unary +: not an indexed column
+    return " AND ".join([f"e.id IN ({sql.placeholders(ids)})", *unindexed])
+
+
 def filters(space_ids: list[int], *, recallable_only: bool = True, origin: str | None = None,
             categories: list[str] | None = None, skip_tags: Iterable[str] = ()) -> tuple[list[str], list]:
     """The SQL conditions (on `e`, memories_entry) and their parameters that admit an entry to a search.
@@ -280,7 +291,7 @@ def filters(space_ids: list[int], *, recallable_only: bool = True, origin: str |
     `skip_tags` (the agent's skipTags): `test` is the test mark (Entry.is_test, kept in step with the tag),
     `archived` the archive mark (archived and merged-away entries); any other name is a plain tag.
     """
-    where = [f"e.space_id IN ({sql.placeholders(space_ids)})", "e.deleted_at IS NULL"]
+    where = [f"{SPACE_TERM}{sql.placeholders(space_ids)})", "e.deleted_at IS NULL"]
     params: list = [*space_ids]
     skip = set(skip_tags)
     if recallable_only:
@@ -367,8 +378,7 @@ def allowed(ids: list[int], where: list[str], params: list) -> list[tuple]:
     if not ids:
         return []
     with connection.cursor() as cur:
-        cur.execute(f"SELECT e.id, e.hits, e.kind FROM memories_entry e WHERE e.id IN ({sql.placeholders(ids)}) "
-                    f"AND {' AND '.join(where)}", [*ids, *params])
+        cur.execute(f"SELECT e.id, e.hits, e.kind FROM memories_entry e WHERE {among(ids, where)}", [*ids, *params])
         return cur.fetchall()
 
 

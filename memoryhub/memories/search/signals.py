@@ -32,7 +32,7 @@ from datetime import timezone as dt_timezone
 from django.utils import timezone
 
 from memoryhub.core import sql
-from memoryhub.memories.search.fulltext import json_list, query_tokens
+from memoryhub.memories.search.fulltext import among, json_list, query_tokens
 from memoryhub.memories.text.entities import capitalised_words, extract_entities
 from memoryhub.memories.text.prose import speakers
 from memoryhub.memories.text.times import ASKS_WHEN, Window, mentions_time, windows
@@ -121,7 +121,7 @@ def describe(ids: list[int], where: list[str], params: list) -> dict[int, About]
         return {}
     rows = sql.rows(
         f"SELECT e.id, e.space_id, e.session_id, e.at, e.kind, substr(e.body, 1, {HEAD_CHARS}), e.entities "
-        f"FROM memories_entry e WHERE e.id IN ({sql.placeholders(ids)}) AND {' AND '.join(where)}", [*ids, *params])
+        f"FROM memories_entry e WHERE {among(ids, where)}", [*ids, *params])
     return {row[0]: About(row[0], row[1], row[2] or "", row[3], row[4], row[5] or "", row[6]) for row in rows}
 
 
