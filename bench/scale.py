@@ -79,6 +79,7 @@ def run(sizes=SIZES) -> list[dict]:
         row["plan"] = f"{len(plan.merges)} merges, {len(plan.digests)} digests, {len(plan.archives)} archives"
         del plan
         row["maintenance"] = maintenance_page(browser, space)
+        row["api"] = agent_api(space, queries)  # last: its turns add a few hundred entries
         rows.append(row)
     rows[-1]["vectors"] = nearest_neighbours(space)
     started = time.perf_counter()
@@ -88,6 +89,33 @@ def run(sizes=SIZES) -> list[dict]:
     compact.compact()
     rows[-1]["compact_s"] = time.perf_counter() - started
     return rows
+
+
+def agent_api(space, queries: list[str]) -> dict:
+    """POST /api/v1/context and POST /api/v1/turns as an agent calls them: a token of this space, the whole
+    middleware stack (auth, rate window, session), the operation and its answer; in process, so no socket."""
+    import json
+
+    from django.test import Client
+
+    from memoryhub.agents.models import ApiToken
+
+    _token, raw = ApiToken.issue(name=f"scale bench {space.pk}-{time.monotonic_ns()}", spaces=[space])
+    agent = Client(HTTP_HOST="127.0.0.1", HTTP_AUTHORIZATION=f"Bearer {raw}")
+    said = iter(range(10 ** 9))
+
+    def post(path: str, body: dict) -> None:
+        response = agent.post(path, json.dumps(body), content_type="application/json")
+        if response.status_code not in (200, 201):
+            raise RuntimeError(f"{path}: {response.status_code} {response.content[:200]!r}")
+
+    def turn(q: str) -> None:
+        n = next(said)
+        post("/api/v1/turns", {"session_id": "scale-turns", "user": f"{q} (turn {n})", "assistant": "Noted.",
+                               "idempotency_key": f"scale-{n}"})
+
+    return {"context": timed(lambda q: post("/api/v1/context", {"session_id": "scale", "query": q}), queries),
+            "turns": timed(turn, queries)}
 
 
 def maintenance_page(browser, space) -> dict:
@@ -176,6 +204,11 @@ def report(rows: list[dict]) -> str:
     for r in rows:
         lines.append(f"{r['entries']:>7}   {r['list'][0]:6.1f}/{r['list'][1]:6.1f} ms"
                      f"                 {r['list_search'][0]:6.1f}/{r['list_search'][1]:6.1f} ms")
+    lines.append("entries   agent API over the middleware: POST /api/v1/context p50/p95   POST /api/v1/turns p50/p95")
+    for r in rows:
+        a = r["api"]
+        lines.append(f"{r['entries']:>7}   {a['context'][0]:6.1f}/{a['context'][1]:6.1f} ms"
+                     f"                                    {a['turns'][0]:6.1f}/{a['turns'][1]:6.1f} ms")
     lines.append("entries   Maintenance tab: first load after a change, its preview job, then p50/p95 (server time)")
     for r in rows:
         m = r["maintenance"]
