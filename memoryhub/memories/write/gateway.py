@@ -240,7 +240,7 @@ def _earlier(space: MemorySpace, origin: str, digest: str, key: str, *,
     byte-identical one."""
     by_key = ("SELECT id, 0 AS rank FROM memories_entry WHERE space_id = %s AND origin = %s "
               "AND idempotency_key = %s")
-    by_text = ("SELECT id, 1 AS rank FROM memories_entry "
+    by_text = (f"SELECT id, 1 AS rank FROM memories_entry {sql.indexed_by('entry_space_content_hash')} "
                "WHERE space_id = %s AND content_hash = %s AND deleted_at IS NULL AND origin = %s")
     parts = [(by_key, [space.pk, origin, key])] if key else []
     if same_text:
