@@ -86,15 +86,21 @@ def _dispatch(job_id: int) -> None:
     """Hand a committed job to the worker. A broker that does not answer (Redis down) leaves it queued without a
     task id, logged, and `dispatch_lost` sends it again: the change that queued it was committed and must not
     answer an error."""
+    task_id = _hand_over("memoryhub.jobs.runner.execute", job_id, f"job-{job_id}")
+    if task_id is not None:
+        Job.objects.filter(pk=job_id, task_id="").update(task_id=task_id)
+
+
+def _hand_over(function: str, row_id: int, name: str, **options) -> str | None:
+    """The broker's task id for `function(row_id)`, or None, logged, when the broker does not take it: the row stays
+    unsent and `dispatch_lost` sends it again."""
     try:
-        task_id = async_task("memoryhub.jobs.runner.execute", job_id, task_name=f"job-{job_id}")
+        return str(async_task(function, row_id, task_name=name, **options))[:64]
     except Exception as exc:  # noqa: BLE001 — whatever the broker raises; tests (sync) see their own errors
         if Conf.SYNC:
             raise
-        log.warning("job %s is queued but the worker's queue did not take it (%s); it is sent again once it does",
-                    job_id, exc)
-        return
-    Job.objects.filter(pk=job_id, task_id="").update(task_id=str(task_id)[:64])
+        log.warning("%s is kept but the worker's queue did not take it (%s); it is sent again once it does", name, exc)
+        return None
 
 
 LOST_AFTER = timedelta(minutes=1)
@@ -144,15 +150,9 @@ def _hand_off(handoff_id: int) -> None:
     label = Handoff.objects.filter(pk=handoff_id).values_list("label", flat=True).first()
     if label is None:
         return
-    try:
-        task_id = async_task("memoryhub.jobs.runner.run_handoff", handoff_id, task_name=label, save=False)
-    except Exception as exc:  # noqa: BLE001 — whatever the broker raises; tests (sync) see their own errors
-        if Conf.SYNC:
-            raise
-        log.warning("task %s is kept but the worker's queue did not take it (%s); it is sent again once it does",
-                    label, exc)
-        return
-    Handoff.objects.filter(pk=handoff_id, task_id="").update(task_id=str(task_id)[:64])
+    task_id = _hand_over("memoryhub.jobs.runner.run_handoff", handoff_id, label, save=False)
+    if task_id is not None:
+        Handoff.objects.filter(pk=handoff_id, task_id="").update(task_id=task_id)
 
 
 def run_handoff(handoff_id: int) -> None:
