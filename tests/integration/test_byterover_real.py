@@ -35,9 +35,10 @@ def brv_home(monkeypatch):
 @pytest.fixture
 def make_provider(tmp_path):
     def make(**overrides):
-        directory = tmp_path / overrides.pop("workingDirectory", "ws")
+        # the space's own directory as the hub hands it over (provider_services puts it in _store_dir)
+        directory = tmp_path / overrides.pop("_store_dir", "ws")
         directory.mkdir(exist_ok=True)
-        return ByteRoverProvider({"cliPath": os.environ.get("MEMORYHUB_IT_BRV"), "workingDirectory": str(directory),
+        return ByteRoverProvider({"cliPath": os.environ.get("MEMORYHUB_IT_BRV"), "_store_dir": str(directory),
                                   "_timeout": 60, **overrides})
     return make
 
@@ -68,7 +69,7 @@ def processes_mentioning(marker: str) -> list[int]:
 class TestByteRoverRealContract(ContractSuite):
     """The shared suite through the real CLI (local, without credentials)."""
 
-    second_space = {"workingDirectory": "second"}
+    second_space = {"_store_dir": "second"}
 
 
 def test_status_is_the_real_cli_in_the_working_directory(brv):
