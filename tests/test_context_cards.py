@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from memoryhub.memories.facts.slots import assert_fact
 from memoryhub.memories.models import Entry, Fact, Topic
+from memoryhub.memories.recall.frame import LINE_CHARS
 from memoryhub.spaces.workspaces import default_space
 
 T0 = datetime(2022, 3, 16, 18, 0, tzinfo=UTC)
@@ -151,7 +152,7 @@ def test_facts_about_other_speakers_never_reach_the_block(api):
     assert "## Who the user is" not in text and "Prefers" not in text and "Habits" not in text
 
 
-def test_facts_that_bear_on_the_query_come_first_and_the_rest_only_with_room(api):
+def test_a_frame_too_long_for_its_room_caps_its_lines_with_the_facts_about_the_query_first(api):
     space = default_space()
     assert_fact(space, "user", "nickname", "Bob")
     unrelated = [f"tabs over spaces in every {lang} file of the monorepo" for lang in
@@ -164,7 +165,9 @@ def test_facts_that_bear_on_the_query_come_first_and_the_rest_only_with_room(api
     who = text.split("## Possibly relevant")[0]
     assert "Call the user: Bob" in who and "Prefers: dark roast coffee" in who
     assert "espresso machine at the office is broken" in text
-    assert sum(len(v) for v in unrelated if v in text) <= 600 // 4  # unrelated facts: only what the hits left
+    line = next(line for line in who.splitlines() if line.startswith("Prefers: "))
+    assert line.startswith("Prefers: dark roast coffee; ") and line.endswith(" more)") and len(line) <= LINE_CHARS
+    assert len(who) <= 600 // 2
 
 
 def test_a_line_two_spaces_share_is_said_once(api):
@@ -178,17 +181,22 @@ def test_a_line_two_spaces_share_is_said_once(api):
     assert text.count("Call the user: 王哥") == 1 and text.count("Prefers: green tea") == 1
 
 
-def test_who_the_user_is_takes_at_most_half_the_budget_cutting_constraints_not_lines(api):
+def test_who_the_user_is_takes_at_most_half_the_budget_before_the_cards_cutting_constraints_not_lines(api):
     from memoryhub.memories.models import Persona
 
     events = [f"Always answer question {i} in Chinese, with code comments in English." for i in range(6)]
     Persona.objects.create(space=default_space(), profile="Works on memoryhub.\nLikes concise answers.", events=events)
     chat(api, [("The nightly backup goes to the NAS at 02:00.", "ok")])
+    for i in range(4):  # hits enough to take the room the frame leaves
+        chat(api, [(f"The backup run {i} copied the photo library and the mail archive to the NAS without "
+                    "errors; the backup log shows every folder and its size.", "ok")], session=f"b{i}")
     text = context(api, "when does the backup run?", max_chars=500)["text"]
     who, cards = text.split("## Possibly relevant")
     assert len(who) <= 250 and "Works on memoryhub." in who and "Likes concise answers." in who
     assert "Keep in mind:\n- " + events[0] in who and events[-1] not in who  # as many constraints as fit
-    assert "backup goes to the NAS" in cards
+    left = sum(event not in who for event in events)
+    assert who.rstrip().endswith(f"(left out for the budget: {left} to keep in mind; ask memory_profile)")
+    assert "backup" in cards
 
 
 def test_recall_preview_shows_the_block_and_why_each_line_is_there(api, client, staff):

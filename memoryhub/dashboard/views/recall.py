@@ -81,7 +81,6 @@ def reason(why: dict | None) -> str:
         "duplicate": _("The same words as a card above."),
         "budget": _("Did not fit in the budget."),
         "who_share": _("Over the half of the budget that who the user is may take."),
-        "rest_share": _("Facts unrelated to the query get at most a quarter of the budget, after the hits."),
     }.get(code, code)
 
 

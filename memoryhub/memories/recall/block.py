@@ -1,12 +1,12 @@
 """The context block /api/v1/context injects: who the user is, then the evidence that bears on the query.
 
-Budget goes by expected usefulness: the profile, identity facts and standing constraints (always,
-within half the budget), the user's facts that share words with the query, then the best search
-hits as cards in their own words (the query-focused sentences of a long entry, its absolute date,
-its id), and only then the user's other facts. Hits of one topic share one topic line; greetings and
-other turns that say nothing, repeats, and hits the recall policy calls low take no budget. The
-block never exceeds max_chars. Each line carries a reason (a code and its details) for the recall
-preview's "why" table; the dashboard words them.
+Budget goes by expected usefulness: who the user is first (frame.py: the persona frame whole, or shortened by its
+declared priorities and saying what it left out, within half the budget), then the best search hits as cards in
+their own words (the query-focused sentences of a long entry, its absolute date, its id), then whatever of the
+frame was left out, in the room the cards left. Hits of one topic share one topic line; greetings and other turns
+that say nothing, repeats, and hits the recall policy calls low take no budget. The block never exceeds
+max_chars. Each line carries a reason (a code and its details) for the recall preview's "why" table; the
+dashboard words them.
 """
 
 from __future__ import annotations
@@ -16,28 +16,24 @@ from dataclasses import dataclass, field
 from collections.abc import Collection, Iterable
 from typing import Any, Callable
 
-from memoryhub.agents.models import LOCAL_ORIGIN
 from memoryhub.core import sql
-from memoryhub.memories.facts import slots as facts
-from memoryhub.memories.growth import persona
-from memoryhub.memories.models import Fact, Persona, Topic
+from memoryhub.memories.models import Topic
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.memories.search.ranking import SESSION_NEIGHBOUR
 from memoryhub.memories.recall import beside
 from memoryhub.memories.recall.dates import day_for, resolve
+from memoryhub.memories.recall.frame import Frame, frame_lines, matched_words
 from memoryhub.memories.recall.hits import Card, entry_card
 from memoryhub.memories.text.prose import clip, excerpt, low_information, speakers
-from memoryhub.memories.text.tokens import tokenize, words
+from memoryhub.memories.text.tokens import tokenize
 from memoryhub.spaces.models import MemorySpace
 
-WHO = "## Who the user is"
 RELEVANT = "## Possibly relevant (expand with memory_recall id)"
 CARD_CHARS = 400         # the most one card's words may take at relevance 1 (CARD_FLOOR at relevance 0)
 CARD_FLOOR = 160
 TITLE_CHARS = 50
 SHORTEST_CARD = 80       # a card cut shorter than this to fit says too little: left out instead
-ALWAYS_SHARE = 2         # profile, identity and constraints take at most 1/ALWAYS_SHARE of the budget
-OTHER_FACTS_SHARE = 4    # facts unrelated to the query take at most 1/OTHER_FACTS_SHARE, after the hits
+WHO_SHARE = 2            # who the user is takes at most 1/WHO_SHARE of the budget before the cards
 
 Reason = dict[str, Any]  # {"code": "hit", "rank": 2, …}: why a line is in the block, or why it is not
 
@@ -59,15 +55,6 @@ class Context:
 
 
 @dataclass(eq=False)
-class Line:
-    """One line of "who the user is" and the items it stands for."""
-
-    text: str
-    items: list[dict[str, Any]]
-    why: Reason
-
-
-@dataclass(eq=False)
 class Shown:
     """A hit in the block: its card, its rank among the hits, its topic (when that has other turns), its words."""
 
@@ -75,68 +62,6 @@ class Shown:
     rank: int
     topic: Topic | None
     text: str = ""
-
-
-def matched_words(text: str, query: set[str]) -> list[str]:
-    """The words of `text` that match the query's tokens, as written, once each."""
-    found: list[str] = []
-    for word in dict.fromkeys(w.lower() for w in words(text)):
-        if set(tokenize(word)) & query:
-            found.append(word)
-    return found
-
-
-# --- who the user is ---------------------------------------------------------------------
-
-def who_the_user_is(spaces: list[MemorySpace], origin: str | None,
-                    query: set[str]) -> tuple[list[list[Line]], list[Line], list[Line]]:
-    """(always, about the query, the rest): lines from the native spaces' profiles, user facts and constraints.
-
-    They are the reader's own origin's (None, a local reader's "every origin", means local): another origin's
-    claims or profile never tell a session who the user is. The facts of every space are one user's: a
-    single-valued slot (a name, the reply language) shows the one value said last in any of them, never one per
-    space, and any predicate — a person's own too — is shown. Each of `always` is a list of ways to say it,
-    longest first (the constraints can be cut to fewer)."""
-    origin = origin or LOCAL_ORIGIN
-    native = [space for space in spaces if space.is_native]
-    always: list[list[Line]] = []
-    relevant: list[Line] = []
-    rest: list[Line] = []
-    records = {r.space_id: r for r in Persona.objects.filter(space__in=native, origin=origin)}
-    for space in native:
-        record = records.get(space.pk)
-        persona_item = {"id": f"persona:{space.slug}", "kind": "persona", "score": None}
-        always += [[Line(line, [persona_item], {"code": "profile"})]
-                   for line in (record.profile if record else "").splitlines() if line.strip()]
-    groups = dict(persona.grouped(list(persona.user_facts(native, origin)), list(persona.user_dislikes(native, origin))))
-    for predicate, found in groups.items():
-        label = persona.label(predicate)
-        kept = persona.shown(predicate, found, groups)
-        if predicate in facts.SINGLE_VALUED:
-            if kept:
-                always.append([fact_line(label, kept, {"code": "identity"})])
-            continue
-        about = set(tokenize(f"{predicate} {label}"))
-        matching = [f for f in kept if set(tokenize(f.value)) & query or about & query]
-        others = [f for f in kept if f not in matching]
-        if matching:
-            words = [w for f in matching for w in matched_words(f"{label} {f.value}", query)]
-            relevant.append(fact_line(label, matching, {"code": "fact_query", "words": list(dict.fromkeys(words))}))
-        if others:
-            rest.append(fact_line(label, others, {"code": "fact_rest"}))
-    for space in native:
-        record = records.get(space.pk)
-        persona_item = {"id": f"persona:{space.slug}", "kind": "persona", "score": None}
-        events = record.events if record else []
-        if events:  # all of them, else as many as fit (the oldest first: a stable frame keeps the cache warm)
-            always.append([Line("\n".join([f"{persona.EVENTS_LABEL}:", *(f"- {e}" for e in events[:n])]),
-                                [persona_item], {"code": "constraints"}) for n in range(len(events), 0, -1)])
-    return always, relevant, rest
-
-
-def fact_line(label: str, shown: list[Fact], why: Reason) -> Line:
-    return Line(f"{label}: " + "; ".join(f.value for f in shown),
-                [{"id": f"fact:{f.pk}", "kind": "fact", "score": None} for f in shown], why)
 
 
 # --- cards -----------------------------------------------------------------------------------
@@ -275,16 +200,16 @@ def token_weights(query: set[str]) -> Callable[[str], float]:
 class Block:
     """The block being packed: lines and cards are tried one at a time and kept only while the text fits."""
 
-    def __init__(self, max_chars: int):
+    def __init__(self, max_chars: int, frame: Frame):
         self.max_chars = max_chars
-        self.who: list[Line] = []
+        self.frame = frame
         self.chosen: list[Shown] = []
         self.left_out: list[tuple[str, Reason]] = []
         self.adjacent: set[tuple[int, int]] = set()  # neighbouring turns among the hits (adjacent_pairs)
         self._lines: dict[tuple, str] = {}  # rendered card and topic lines, reused while packing
 
     def text(self) -> str:
-        parts = [WHO, *(line.text for line in self.who)] if self.who else []
+        parts = self.frame.render()
         if self.chosen:
             parts.append(RELEVANT)
             for card in ordered(self.chosen, self.adjacent):
@@ -310,19 +235,6 @@ class Block:
             else:
                 self._lines[key] = card_line(what, under)
         return self._lines[key]
-
-    def add_line(self, choices: list[Line], limit: int, why_not: Reason) -> bool:
-        """The first of the ways to say a line that keeps the text within `limit`; a line said already (by
-        another space) is not said twice."""
-        if any(line.text == shown.text for line in choices for shown in self.who):
-            return True
-        for line in choices:
-            self.who.append(line)
-            if len(self.text()) <= limit:
-                return True
-            self.who.pop()
-        self.left_out.append((choices[0].text, why_not))
-        return False
 
     def add_card(self, shown: Shown, words: Callable[[int], str]) -> bool:
         """The hit at full length if it fits, else cut to the room left (unless that leaves too little)."""
@@ -355,7 +267,7 @@ class Block:
     def result(self, query: set[str]) -> Context:
         items: list[dict[str, Any]] = []
         why: dict[str, Reason] = {}
-        for line in self.who:
+        for line in self.frame.shown():
             for item in line.items:
                 if item["id"] not in why:
                     items.append(item)
@@ -368,7 +280,8 @@ class Block:
             for shown in card:
                 items.append({"id": shown.card.id, "kind": "entry", "score": shown.card.score})
                 why[shown.card.id] = hit_reason(shown.card, shown.rank, query)
-        return Context(self.text(), items, why, self.left_out)
+        left_out = [(line.text, {"code": "who_share"}) for line in self.frame.left_out()] + self.left_out
+        return Context(self.text(), items, why, left_out)
 
 
 def build(spaces: list[MemorySpace], cards: list[Card], query: str, *, max_chars: int, origin: str | None,
@@ -377,12 +290,8 @@ def build(spaces: list[MemorySpace], cards: list[Card], query: str, *, max_chars
     `origin`, `skip_tags` and `known` are the search's: the turns shown beside its hits pass the same filters, and
     none whose text the reader already has (`known`)."""
     query_tokens = set(tokenize(query))
-    always, relevant, rest = who_the_user_is(spaces, origin, query_tokens)
-    block = Block(max_chars)
-    for choices in always:
-        block.add_line(choices, max_chars // ALWAYS_SHARE, {"code": "who_share"})
-    for line in relevant:
-        block.add_line([line], max_chars, {"code": "budget"})
+    block = Block(max_chars, Frame(frame_lines(spaces, origin, query_tokens)))
+    block.frame.keep(lambda: len(block.text()) <= max_chars // WHO_SHARE)
     weight = token_weights(query_tokens)
     block.adjacent = adjacent_pairs(cards)
     topics = Topic.objects.only("id", "turn_count", "kind", "title", "started_at").in_bulk(
@@ -409,12 +318,7 @@ def build(spaces: list[MemorySpace], cards: list[Card], query: str, *, max_chars
             why_not = {"code": "budget"}
         if why_not:
             block.left_out.append((clip(card.summary or body, 100), why_not))
-    spare = max_chars // OTHER_FACTS_SHARE
-    for line in rest:
-        if sum(len(x.text) + 1 for x in block.who if x in rest) + len(line.text) > spare:
-            block.left_out.append((line.text, {"code": "rest_share"}))
-        else:
-            block.add_line([line], max_chars, {"code": "budget"})
+    block.frame.keep(lambda: len(block.text()) <= max_chars)  # what the frame left out, in the room cards left
     neighbours = beside_hits(block, spaces, fts.filters([s.pk for s in spaces if s.is_native], recallable_only=False,
                                                           origin=origin, skip_tags=skip_tags), topics, known)
     for shown in neighbours:
