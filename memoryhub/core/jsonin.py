@@ -5,6 +5,8 @@ raises UnicodeEncodeError on them), NUL, Unicode non-characters, and nesting dee
 exhaust the stack later. Everything read here is checked once, so no face parses JSON its own way.
 An agent operation checks its own arguments (memoryhub/operations/base.py), so a batch can refuse one
 item for bad text and still write the others: its face parses with `loads(..., checked=False)`.
+Its refusals carry their words (core/told), so a dashboard form that checks what a person typed here says them
+in the person's language while agents read the same English.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import json
 import re
 from typing import Any
 
-from memoryhub.core.errors import bad
+from django.utils.translation import gettext_noop
+
+from memoryhub.core.told import Told, refused
 
 MAX_DEPTH = 32
 
@@ -44,17 +48,19 @@ def check(value: Any, *, skip: tuple = (), max_depth: int = MAX_DEPTH, defer: tu
         if len(path) == 1 and path[0] in defer and isinstance(item, list):
             continue
         if len(path) > max_depth:
-            raise bad(f"nested deeper than {max_depth} levels", field_name(path, skip) or None)
+            raise refused(Told(gettext_noop("nested deeper than {depth} levels"), {"depth": max_depth}),
+                          field_name(path, skip) or None)
         if isinstance(item, str):
             found = BAD_CHARACTER.search(item)
             if found:
-                raise bad(f"contains U+{ord(found.group()):04X}, which is not allowed in text (NUL, a lone surrogate "
-                          "or a non-character)", field_name(path, skip) or None)
+                raise refused(Told(gettext_noop("contains U+{code}, which is not allowed in text (NUL, a lone "
+                                                "surrogate or a non-character)"), {"code": f"{ord(found.group()):04X}"}),
+                              field_name(path, skip) or None)
         elif isinstance(item, dict):
             for key, inner in item.items():
                 if BAD_CHARACTER.search(key):  # named with JSON escapes: the name itself cannot be shown
-                    raise bad("a field name contains NUL, a lone surrogate or a non-character",
-                              field_name((*path, json.dumps(key)[1:-1]), skip))
+                    raise refused(Told(gettext_noop("a field name contains NUL, a lone surrogate or a non-character")),
+                                  field_name((*path, json.dumps(key)[1:-1]), skip))
                 stack.append((inner, (*path, key)))
         elif isinstance(item, list):
             stack.extend((inner, (*path, i)) for i, inner in enumerate(item))
@@ -68,7 +74,7 @@ def loads(raw: bytes | str, *, what: str = "body", skip: tuple = (), max_depth: 
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as exc:
-        raise bad(f"{what} is not valid JSON") from exc
+        raise refused(Told(gettext_noop("{what} is not valid JSON"), {"what": what})) from exc
     if checked:
         check(data, skip=skip, max_depth=max_depth)
     return data

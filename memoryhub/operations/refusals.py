@@ -9,14 +9,14 @@ first other error in the order the model declares its fields. Field names are th
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext_noop
 from pydantic import BaseModel, ValidationError
 
-from memoryhub.core.errors import ApiError, bad
+from memoryhub.core.errors import ApiError
 from memoryhub.core.jsonin import field_name
+from memoryhub.core.told import Told, refused
 
 WORDS = {
     "missing": gettext_noop("{field} is required"),
@@ -37,25 +37,9 @@ WORDS = {
 }
 
 
-@dataclass(frozen=True)
-class Told:
-    """A refusal's words before they are filled in: the template (marked for translation) and its values.
-    Agents read it in English (`str()`); a person's page says it in the reader's language (`said()`)."""
-
-    words: str
-    values: dict[str, Any] = field(default_factory=dict)
-
-    def __str__(self) -> str:
-        return self.words.format_map(self.values)
-
-    def said(self, field_label: Any = None) -> str:
-        """In the active language, the field named by its label on the page when one is given."""
-        values = self.values if field_label is None else {**self.values, "field": field_label}
-        return gettext(self.words).format_map(values)
-
-
 def said(error: ApiError, field_label: Any = None) -> str:
-    """An ApiError's message for a person: in their language when its words are a Told, else as the API says it."""
+    """An ApiError's message for a person: in their language when its words are a Told (core/told), else as the
+    API says it."""
     told = getattr(error, "told", None)
     return told.said(field_label) if told is not None else error.message
 
@@ -66,10 +50,7 @@ def refusal(error: ValidationError, model: type[BaseModel], prefix: tuple = ()) 
     first = next((p for p in problems if p["type"] == "extra_forbidden"), problems[0])
     loc = (*prefix, *first["loc"], *([first["ctx"]["at"]] if (first.get("ctx") or {}).get("at") else []))
     name = field_name(loc) or None
-    told = words(first, name or noun(model), model, first["loc"])
-    refused = bad(str(told), name)
-    refused.told = told
-    return refused
+    return refused(words(first, name or noun(model), model, first["loc"]), name)
 
 
 def noun(model: type[BaseModel]) -> str:
