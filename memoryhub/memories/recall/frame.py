@@ -52,7 +52,7 @@ class Line:
     tier: int = MUST
     kind: str = "fact"
     label: str = ""
-    short: Line | None = None  # the same line within LINE_CHARS (itself when it is that short)
+    short: Line | None = None  # the same line within LINE_CHARS, for a frame that does not fit whole
 
 
 def matched_words(text: str, query: set[str]) -> list[str]:
@@ -124,7 +124,10 @@ def _fact_items(shown: list[Fact]) -> list[dict[str, Any]]:
 
 
 def _capped_values(line: Line, values: list[Fact]) -> Line:
-    """As many whole values as fit in LINE_CHARS with `(+n more)` for the others; else the first, cut."""
+    """The line as it is when it fits in LINE_CHARS; else as many whole `values` (in that order) as fit with
+    `(+n more)` for the others, or the first alone, cut."""
+    if len(line.text) <= LINE_CHARS:
+        return replace(line, short=None)
     head = f"{line.label}: "
     for n in range(len(values), 0, -1):
         tail = f" (+{len(values) - n} more)" if n < len(values) else ""
@@ -180,6 +183,7 @@ class Frame:
         before = (list(self.kept), self.whole)
         self.kept, self.whole = list(self.lines), True
         if fits():
+            self.terse = False
             return
         self.kept, self.whole = before
         if self.whole:  # the first shortening: from here on the frame shows its short lines
