@@ -208,7 +208,7 @@ def test_recall_preview_shows_the_block_and_why_each_line_is_there(api, client, 
     page = r.content.decode()
     assert "we went bowling at the Lucky Strike lanes" in page
     assert re.search(r"Search hit \d+, relevance [\d.]+; matches: bowling\.", page)
-    assert "always shown" in page  # the nickname's reason
+    assert "kept before other facts" in page  # the nickname's reason
     assert f"<code>{ids[4]}</code>" in page
     assert "says nothing on its own" in page.lower()  # the greeting, left out and why
 

@@ -73,9 +73,9 @@ def reason(why: dict | None) -> str:
     if code == "cards":
         return _("Past the %(cards)s cards a block may hold (maxRecall).") % {"cards": why["cards"]}
     return {
-        "profile": _("The profile a person wrote: always shown."),
-        "identity": _("Who the user is (name, role, language…): always shown."),
-        "constraints": _("Standing constraints the persona rebuild kept: always shown."),
+        "profile": _("The profile a person wrote: kept first when the block runs short."),
+        "identity": _("Who the user is (name, role, language…): kept before other facts when the block runs short."),
+        "constraints": _("Standing constraints the persona rebuild kept: kept first when the block runs short."),
         "fact_rest": _("A fact about the user unrelated to the query: shown because room was left."),
         "greeting": _("Says nothing on its own (a greeting or thanks): takes no budget."),
         "duplicate": _("The same words as a card above."),
