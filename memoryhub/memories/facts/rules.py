@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from memoryhub.memories.facts import values, vocab
 from memoryhub.memories.facts.table import Pattern, compile_rows
+from memoryhub.memories.text import segment
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,9 @@ _EN_USER = re.compile(r"^(?:i|me|my|mine|we|our|us)\b", re.I)
 _EN_OTHERS = re.compile(
     r"^(?:my|our)\s+(?:[\w-]+\s+){0,2}?"
     + vocab.alt(" ".join(vocab.EN_RELATIONS.values()) + " " + vocab.EN_OTHER_WORDS + " " + vocab.EN_PET_WORDS)
-    + r"s?\b|^(?:he|she|they|his|her|their|someone|somebody)\b")
+    + r"s?\b(?!(?:\s+[\w'-]+){0,3}?\s+(?:call|calls|know|knows)\s+me\b)"  # "my friends call me Jojo" is the user's
+    + r"(?!\s+(?:tongue|language|country|land|figure)\b)"  # "my mother tongue": a compound, not a relative
+    r"|^(?:he|she|they|his|her|their|someone|somebody)\b", re.I)
 # "Anna lives in Prague, works at Google": a named someone's clause; what follows without a subject is theirs too
 _EN_NAMED = re.compile(r"^[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:is|was|has|had|lives|works|loves|likes|says|said)\b")
 _EN_SUBJECTLESS = re.compile(r"^(?!(?:i|you|he|she|it|we|they|my|your|his|her|our|their|the|a|an|this|that|"
@@ -107,6 +110,8 @@ def extract(text: str) -> list[Claim]:
         for sentence in _sentences(said):
             for claim in _sentence_claims(sentence):
                 # a row naming its own subject (思琪的生日是六月三号) keeps it; the rest are the speaker's
+                if subject != "user" and (claim.subject.startswith("@") or claim.predicate == "relation"):
+                    continue  # "Caroline: my husband …" speaks of Caroline's people, not the user's
                 claim = Claim(claim.subject if claim.subject != "user" else subject, claim.predicate, claim.value,
                               claim.negative)
                 if claim not in claims:
@@ -174,6 +179,7 @@ def _sentence_claims(sentence: str) -> list[Claim]:
     found: list[Claim] = []
     speaker_is_user = True  # whose clause a clause without a subject continues
     family = None  # the relative or pet the last clause spoke of (我家有两只猫，一只叫豆豆)
+    relative = ""  # whom the last clause was about, when it named or pointed at one of the user's people
     consumed = 0
     for start, end in _clauses(body, chinese):
         if start < consumed:
@@ -186,6 +192,15 @@ def _sentence_claims(sentence: str) -> list[Claim]:
         if not chinese and _EN_MODAL.search(clause_text):
             continue
         rest = body[start + lead:]
+        shift, companion = 0, ""
+        with_them = (_ZH_WITH if chinese else _EN_TOGETHER).match(clause_text)
+        if with_them and (_ZH_RELATIVE_WORDS if chinese else _EN_RELATIVE_WORDS).get(with_them.group("rel").lower()):
+            # 我和老婆结婚五年了，她叫晓丽: who 她 is
+            companion = "@" + (_ZH_RELATIVE_WORDS if chinese else _EN_RELATIVE_WORDS)[with_them.group("rel").lower()]
+        together = (_ZH_TOGETHER if chinese else _EN_TOGETHER).match(clause_text)
+        if together:  # 我和爱人住在杭州, "my wife and I live in Hangzhou": the user does it too
+            shift = together.end() - len(together.group("me"))
+            clause_text, rest = together.group("me") + clause_text[together.end():], together.group("me") + rest[together.end():]
         whose = _whose(clause_text, chinese)
         tries = [("", rest)]
         if chinese and whose == "none" and _ZH_RELATIVE_FIRST.match(clause_text):
@@ -199,13 +214,34 @@ def _sentence_claims(sentence: str) -> list[Claim]:
             found += named
             continue
         family = _zh_family(clause_text) if chinese else None
+        if requests_only:
+            pass
+        elif whose in ("other", "user") and (about := _about_relative(clause_text, rest, rows, chinese)):
+            claims, relative, used = about  # 我爱人王芳是医生, my friend Jake: who they are, and what is said of them
+            found += claims
+            consumed = start + lead + shift + used
+            speaker_is_user = False
+            continue
+        elif relative and (whose == "none" or (whose == "other" and (pronoun := _PRONOUN.match(clause_text)))):
+            # 我爱人叫林悦，在苏州工作 / 她是医生: the clause goes on the relative just named
+            text = clause_text[pronoun.end():] if whose == "other" else clause_text
+            called = _ZH_CALLED_NAME.match(text) if chinese and relative.startswith("@") else None
+            name = values.clean_zh("name", called.group("name")) if called else ""
+            if name:  # …，她叫晓丽: the spouse's name
+                found.append(Claim(predicate=relative[1:], value=name))
+                relative = name
+            else:
+                found += _theirs(relative, text, rows, chinese)
+            continue
+        else:
+            relative = companion
         for prefix, text in tries:
             # A clause about a relative ("my husband Raj is a pilot", 我同事对芒果过敏) only says who they are.
             allowed = RELATIVES if whose == "other" else None
             claims, used = _first_row(rows, text, clause_text, requests_only, chinese, allowed)
             if claims is not None:
                 found += claims
-                consumed = start + lead + max(0, used - len(prefix))
+                consumed = start + lead + shift + max(0, used - len(prefix))
                 break
         if whose == "user":
             speaker_is_user = True
@@ -273,6 +309,104 @@ def _whose(clause: str, chinese: bool) -> str:
 
 
 RELATIVES = frozenset({"spouse", "partner", "child", "parent", "sibling", "pet"})
+# What is only ever the user's own: what to call them, their name, how they want answers, their model and paths.
+OWN_ONLY = frozenset({"nickname", "name", "calledBy", "language", "model", "path"})
+# What may be said of one of the user's people (their own relatives and names are not followed further).
+_THEIRS = frozenset({"location", "hometown", "job", "employer", "education", "allergy", "diet", "health",
+                     "preference", "birthday", "age", "skill", "habit", "goal", "owns", "trait"})
+
+# --- the user's people: who they are, and what is said of them -------------------------------------
+
+_EN_PEOPLE = vocab.alt(" ".join(vocab.EN_RELATIONS.values()) + " " + vocab.EN_OTHER_WORDS)
+_ZH_PEOPLE = vocab.alt(" ".join(vocab.ZH_RELATIONS.values()) + " " + vocab.ZH_OTHER_WORDS)
+_EN_RELATIVE_WORDS = {word.replace("_", " "): family for family, words in vocab.EN_RELATIONS.items()
+                      for word in words.split()}
+_EN_ABOUT = re.compile(r"^(?:my|our|(?:i|we)\s+(?:also\s+)?have\s+(?:a|an|one))\s+(?:" + vocab.EN_RELATION_ADJ + r"\s+)*(?P<rel>" + _EN_PEOPLE + r")(?![\w-])"
+                       r"(?!\s+(?:tongue|language|country|land|figure)\b)",
+                       re.I)
+_ZH_ABOUT = re.compile(r"^我们?(?:的|家的?|(?:还|也)?有(?:一个|一位|个|位))?(?P<rel>" + _ZH_PEOPLE + ")")
+_EN_TOGETHER = re.compile(r"^(?:my|our)\s+(?:" + vocab.EN_RELATION_ADJ + r"\s+)*(?P<rel>" + _EN_PEOPLE
+                          + r")s?\s+and\s+(?P<me>I)\b", re.I)
+_ZH_WITH = re.compile(r"^我(?:和|跟|与|同)(?:我的?)?(?P<rel>" + _ZH_PEOPLE + ")")
+_ZH_TOGETHER = re.compile(r"^(?P<me>我)(?:和|跟|与|同)(?:我的?)?" + _ZH_PEOPLE + r"(?:一起|两个人?|俩)?(?=都|也|一起|住|在|是|已经|现在|目前)"
+                          r"(?:一起)?")
+_ZH_CALLED_NAME = re.compile(r"^(?:的名字)?(?:叫做|名叫|叫|的名字是|名字叫|名字是)(?P<name>[\u4e00-\u9fffA-Za-z·]{1,8})")
+_EN_NAMED_AS = re.compile(r"^\s*,?\s*(?:(?:is\s+)?(?:called|named)\s+|'s\s+name\s+is\s+|is\s+)?"
+                          r"(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))")
+_PRONOUN = re.compile(r"^(?:他|她)(?!们)|^(?:he|she)\s+(?=\w)", re.I)
+_EN_THIRD = re.compile(r"^\s*(?:(?P<be>is|was)\b|(?P<own>'s)\s|(?P<has>has)\b|(?P<verb>[a-z]+(?:ies|es|s))\b)", re.I)
+
+
+def _about_relative(clause: str, rest: str, rows: list[Pattern], chinese: bool
+                    ) -> tuple[list[Claim], str, int] | None:
+    """A clause opening with one of the user's people (我爱人…, "my friend …"): the relation with the name said
+    (我爱人叫王芳 / 我女儿思琪 → spouse or child; 我朋友阿杰, "my friend Jake" → 阿杰 is a friend), then what the
+    clause says of them, theirs: by name, or for an unnamed spouse or parent the relation itself ("@spouse", which
+    the slots resolve to the name they know). Answers (claims, whom a following clause goes on, how much of `rest`
+    — the sentence from the clause on — a naming row read), or None for a clause about someone else (a pet, 他)."""
+    match = (_ZH_ABOUT if chinese else _EN_ABOUT).match(clause)
+    if match is None:
+        return None
+    word = match.group("rel")
+    family = (_ZH_RELATIVE_WORDS if chinese else _EN_RELATIVE_WORDS).get(word if chinese else word.lower(), "")
+    after = clause[match.end():]
+    if family:
+        claims, used = _first_row(rows, rest, clause, False, chinese, RELATIVES)  # 我老公叫张伟, "one son, Oskar"
+        names = [c.value for c in claims or () if c.predicate == family]
+        if len(names) == 1:
+            return claims + _theirs(names[0], clause[used:], rows, chinese), names[0], used
+        if claims:
+            return claims, "", used
+    name, tail = _introduced(after, chinese)
+    if name:
+        said = Claim(predicate=family, value=name) if family else Claim(subject=name, predicate="relation",
+                                                                         value=word.lower())
+        return [said, *_theirs(name, tail, rows, chinese)], name, 0
+    if not family:
+        return [], "", 0  # "my friend is a doctor": which friend is not said
+    return _theirs("@" + family, after, rows, chinese), "@" + family, 0
+
+
+def _introduced(rest: str, chinese: bool) -> tuple[str, str]:
+    """(the name a relation word introduces, what follows it): 思琪 of 思琪今年五岁, 小丽 of 是小丽, 阿杰 of 叫阿杰,
+    Jake of "Jake is a pilot"; ("", rest) when no name follows."""
+    if chinese:
+        called = _ZH_CALLED_NAME.match(rest)
+        if called:
+            name = values.clean_zh("name", called.group("name"))
+            return (name, "") if name else ("", rest)
+        is_name = rest.startswith("是")
+        name = segment.given_name_at(rest[is_name:]) or ""
+        tail = rest[is_name + len(name):]
+        if name and is_name and tail.strip():
+            return "", rest  # 是小丽 names her; 是王芳的同事 does not
+        return (name, tail) if name else ("", rest)
+    named = _EN_NAMED_AS.match(rest)
+    name = values.clean_en("name", named.group("name")) if named else ""
+    return (name, rest[named.start("name") + len(name):]) if name else ("", rest)
+
+
+def _theirs(subject: str, text: str, rows: list[Pattern], chinese: bool) -> list[Claim]:
+    """What a clause says of one of the user's people, as if they said it of themselves (我爱人|是医生 → 我是医生,
+    "my wife|'s birthday is …" → "my birthday is …"), with them as its subject; what is only the user's own
+    (a nickname, the reply language) is never theirs."""
+    text = text.strip(" ,，")
+    if not text:
+        return []
+    if chinese:
+        text = "我" + text
+    else:
+        third = _EN_THIRD.match(text)
+        if third is None:
+            return []
+        verb = third.group("verb") or ""
+        first = ("I am" if third.group("be") else "my" if third.group("own") else "I have" if third.group("has")
+                 else "I " + re.sub(r"(?:(?<=ch)|(?<=sh)|(?<=ss)|(?<=x))es$|(?<=[^aeiou])ies$|s$", lambda m: "y" if m.group(0) == "ies"
+                                    else "", verb))
+        text = first + " " + text[third.end():].lstrip()
+    claims, _ = _first_row(rows, text, text, False, chinese, _THEIRS)
+    return [Claim(subject=subject if c.subject == "user" else c.subject, predicate=c.predicate, value=c.value,
+                  negative=c.negative) for c in claims or ()]
 
 
 def _first_row(rows: list[Pattern], text: str, clause: str, requests_only: bool, chinese: bool,

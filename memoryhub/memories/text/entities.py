@@ -155,11 +155,20 @@ def mentions(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
             add(word, "tech")
     unlabelled = SPEAKER_LABEL.sub("", stripped)
     for name, kind in english_names(unlabelled, known):
-        add(name, kind)
+        add(full_name(name, known) if kind in ("person", "name") else name, kind)
     if segment.has_chinese(unlabelled):
         for name, kind in chinese_names(unlabelled):
             add(name, kind)
     return list(found.values())[:50]
+
+
+def full_name(name: str, known: set[str] | frozenset[str]) -> str:
+    """"Marco" where the space knows "Marco Rossi": that person, if no other known name starts so (two Marcos:
+    which one is not said, and the short name stays as it is)."""
+    if " " in name:
+        return name
+    longer = [k for k in known if k.startswith(name + " ") and k[len(name) + 1:][:1].isupper()]
+    return longer[0] if len(longer) == 1 else name
 
 
 def extract_entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[str]:
@@ -255,6 +264,10 @@ def chinese_names(text: str) -> list[tuple[str, str]]:
     for match in _CALLED_ZH.finditer(text):
         if _called_name(match.group(2), text[max(0, match.start() - 2):match.start()], match.group("how")):
             found.append((match.group(2), "person"))
+    for match in _RELATION_ZH.finditer(text):
+        name = segment.given_name_at(text[match.end():])
+        if name:
+            found.append((name, "person"))  # 我女儿思琪, 我朋友阿杰, 我老婆是小丽: a given name, introduced
     for match in _FAMILIAR_ZH.finditer(text):
         if match.group(1) not in segment.NOT_NAMES:
             found.append((match.group(1), "person"))  # 老周, 小王: how colleagues and friends are called
@@ -274,7 +287,8 @@ def chinese_names(text: str) -> list[tuple[str, str]]:
             continue  # 江西人, 上海人: where someone is from, not a name
         elif kind == "person" and following in _WORKS_ZH:
             kind = "organisation"  # 我在华为上班
-        elif kind == "person" and (_alone(before, following) or not segment.looks_like_person(word, tag)):
+        elif kind == "person" and (_alone(before, following) or following in _ASPECT_ZH
+                                   or not segment.looks_like_person(word, tag)):
             continue  # 明白，…: a word that is a clause of its own is an answer or a greeting, not a mention
         found.append((word, kind))
     return found
@@ -297,6 +311,9 @@ def _called_name(word: str, before: str, how: str) -> bool:
     return len(tags) == 1 and tags[0][1] in ("nr", "nrfg", "nrt")
 
 
+_ASPECT_ZH = frozenset("了 过 着".split())  # 明白了: a verb, whatever the dictionary's tag
+# One of the user's people named right after the word for them (是 between allowed): 我女儿思琪, 我老婆是小丽
+_RELATION_ZH = re.compile("(?:" + "|".join(sorted(segment.PEOPLE_WORDS, key=len, reverse=True)) + ")(?:是)?")
 _WORKS_ZH = frozenset("上班 工作 任职 实习 公司 集团 打工 入职".split())
 # The nouns that make a proper name before them one institution's name
 _INSTITUTIONS = frozenset("""小学 中学 大学 学院 学校 幼儿园 医院 银行 博物馆 美术馆 图书馆 研究所 研究院 公司 集团 体育馆
