@@ -199,8 +199,9 @@ def _sentence_claims(sentence: str) -> list[Claim]:
             companion = "@" + (_ZH_RELATIVE_WORDS if chinese else _EN_RELATIVE_WORDS)[with_them.group("rel").lower()]
         together = (_ZH_TOGETHER if chinese else _EN_TOGETHER).match(clause_text)
         if together:  # 我和爱人住在杭州, "my wife and I live in Hangzhou": the user does it too
-            shift = together.end() - len(together.group("me"))
-            clause_text, rest = together.group("me") + clause_text[together.end():], together.group("me") + rest[together.end():]
+            me = together.group("me") or together.group("me2")
+            shift = together.end() - len(me)
+            clause_text, rest = me + clause_text[together.end():], me + rest[together.end():]
         whose = _whose(clause_text, chinese)
         tries = [("", rest)]
         if chinese and whose == "none" and _ZH_RELATIVE_FIRST.match(clause_text):
@@ -216,7 +217,7 @@ def _sentence_claims(sentence: str) -> list[Claim]:
         family = _zh_family(clause_text) if chinese else None
         if requests_only:
             pass
-        elif whose in ("other", "user") and (about := _about_relative(clause_text, rest, rows, chinese)):
+        elif whose not in ("you", "named") and (about := _about_relative(clause_text, rest, rows, chinese)):
             claims, relative, used = about  # 我爱人王芳是医生, my friend Jake: who they are, and what is said of them
             found += claims
             consumed = start + lead + shift + used
@@ -324,12 +325,12 @@ _EN_RELATIVE_WORDS = {word.replace("_", " "): family for family, words in vocab.
 _EN_ABOUT = re.compile(r"^(?:my|our|(?:i|we)\s+(?:also\s+)?have\s+(?:a|an|one))\s+(?:" + vocab.EN_RELATION_ADJ + r"\s+)*(?P<rel>" + _EN_PEOPLE + r")(?![\w-])"
                        r"(?!\s+(?:tongue|language|country|land|figure)\b)",
                        re.I)
-_ZH_ABOUT = re.compile(r"^我们?(?:的|家的?|(?:还|也)?有(?:一个|一位|个|位))?(?P<rel>" + _ZH_PEOPLE + ")")
+_ZH_ABOUT = re.compile(r"^(?:这是|这位是|这就是)?我们?(?:的|家的?|(?:还|也)?有(?:一个|一位|个|位))?(?P<rel>" + _ZH_PEOPLE + ")")
 _EN_TOGETHER = re.compile(r"^(?:my|our)\s+(?:" + vocab.EN_RELATION_ADJ + r"\s+)*(?P<rel>" + _EN_PEOPLE
-                          + r")s?\s+and\s+(?P<me>I)\b", re.I)
+                          + r")s?\s+and\s+(?P<me>I)(?P<me2>)\b", re.I)
 _ZH_WITH = re.compile(r"^我(?:和|跟|与|同)(?:我的?)?(?P<rel>" + _ZH_PEOPLE + ")")
-_ZH_TOGETHER = re.compile(r"^(?P<me>我)(?:和|跟|与|同)(?:我的?)?" + _ZH_PEOPLE + r"(?:一起|两个人?|俩)?(?=都|也|一起|住|在|是|已经|现在|目前)"
-                          r"(?:一起)?")
+_ZH_TOGETHER = re.compile(r"^(?:(?P<me>我)(?:和|跟|与|同)(?:我的?)?" + _ZH_PEOPLE + r"|我的?" + _ZH_PEOPLE
+                          + r"(?:和|跟|与)(?P<me2>我))(?:两个人?|俩)?(?:都|也|一起)*(?=住|在|是|已经|现在|目前|搬|定居|生活)")
 _ZH_CALLED_NAME = re.compile(r"^(?:的名字)?(?:叫做|名叫|叫|的名字是|名字叫|名字是)(?P<name>[\u4e00-\u9fffA-Za-z·]{1,8})")
 _EN_NAMED_AS = re.compile(r"^\s*,?\s*(?:(?:is\s+)?(?:called|named)\s+|'s\s+name\s+is\s+|is\s+)?"
                           r"(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))")

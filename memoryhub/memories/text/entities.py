@@ -248,7 +248,8 @@ def _kind(name: str, before: str, after: str, two_before: str) -> str:
     if after in _PROJECT_AFTER:
         return "project"
     if before in _PERSON_BEFORE or after in _PERSON_AFTER or (before in ("is", "named", "called")
-                                                                and two_before in _PERSON_BEFORE):
+                                                                and two_before in _PERSON_BEFORE) \
+            or (before == "to" and two_before in ("married", "engaged")):
         return "person"  # "my wife is Lin Yue", "a friend named Ola"
     if before in _PLACE_BEFORE:
         return "place"
