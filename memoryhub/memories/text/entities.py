@@ -304,6 +304,8 @@ def _called_name(word: str, before: str, how: str) -> bool:
     name does: a surname and a given name, a 小/老/阿 form, a doubled 朵朵, or one the dictionary tags a person."""
     if word in segment.NOT_NAMES:
         return False
+    if how in ("叫我", "叫你") and segment.tagged(word)[0][1].startswith(("d", "v", "p", "t", "m")):
+        return False  # 朋友叫我早点睡: 叫 as "tell to", what follows is what to do
     if how != "叫" or any(before.endswith(w) for w in segment.RELATIVE_AND_PET_WORDS):
         return True
     if (word[0] in _NICK_PREFIX and len(word) == 2) or word[:1] * 2 == word or segment.looks_like_person(word):

@@ -77,6 +77,8 @@ def given_name_at(text: str) -> str:
         return ""
     word, tag = words[0]
     following = words[1][0] if len(words) > 1 else ""
+    if len(word) == 3 and tag in _NAME_TAGS and word[2] in _NOT_A_NAME_START:
+        word, following = word[:2], word[2]  # 晓雯要结婚了: the dictionary glued the verb to the name
     if (not 2 <= len(word) <= 3 or not has_chinese(word) or word in NOT_NAMES or following in _ASPECT
             or word[0] in _NOT_A_NAME_START):
         return ""
