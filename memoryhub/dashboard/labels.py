@@ -100,7 +100,7 @@ PREDICATE = {  # a fact's predicate (memories/facts/slots.PREDICATES) as a perso
     "persona": pgettext_lazy("fact predicate", "assistant's persona"), "role": pgettext_lazy("fact predicate", "role"),
     "model": pgettext_lazy("fact predicate", "model"), "language": pgettext_lazy("fact predicate", "language"),
     "location": pgettext_lazy("fact predicate", "lives in"), "hometown": pgettext_lazy("fact predicate", "from"),
-    "job": pgettext_lazy("fact predicate", "job"), "employer": pgettext_lazy("fact predicate", "works at"),
+    "job": pgettext_lazy("fact predicate", "occupation"), "employer": pgettext_lazy("fact predicate", "works at"),
     "spouse": pgettext_lazy("fact predicate", "spouse"), "partner": pgettext_lazy("fact predicate", "partner"),
     "birthday": pgettext_lazy("fact predicate", "birthday"), "age": pgettext_lazy("fact predicate", "age"),
     "preference": pgettext_lazy("fact predicate", "likes"),
