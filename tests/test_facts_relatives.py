@@ -36,6 +36,15 @@ def test_living_with_the_spouse_is_where_the_user_lives(text, place):
     assert users(text) == [("location", place, False)]
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("我跟我妈都对桃子过敏。", ("allergy", "桃子", False)), ("我和老公也不吃羊肉", ("preference", "羊肉", True)),
+    ("My girlfriend and I are pescatarian.", ("diet", "pescatarian", False)),
+    ("My brother and I were born in Cádiz.", ("hometown", "Cádiz", False)),
+])
+def test_what_the_user_shares_with_someone_is_the_users_too(text, expected):
+    assert users(text) == [expected]
+
+
 @pytest.mark.parametrize("text, predicate, value", [
     ("我爱人是一名牙医。", "job", "牙医"), ("我老公在顺丰上班", "employer", "顺丰"), ("我老婆对芒果过敏。", "allergy", "芒果"),
     ("我爱人的生日是九月九号。", "birthday", "九月九号"), ("我先生不吃香菜", "preference", "香菜"),
@@ -90,7 +99,7 @@ def test_what_follows_a_named_relative_without_a_subject_or_with_she_is_theirs()
 
 @pytest.mark.parametrize("text", [
     "我们城市很大。", "我明白了，谢谢。", "我女儿天天看动画片。", "我儿子小学毕业了。", "我老公特别懒。",
-    "我朋友是医生。", "My mother tongue is Greek.", "Caroline: my husband works at Airbus.",
+    "我朋友是医生。", "My mother tongue is Greek.", "Caroline: my husband works at Airbus.", "My sister is Maria's aunt.",
 ])
 def test_no_one_is_named_where_no_name_is_said(text):
     assert [c for c in said(text) if c[1] in ("spouse", "child", "relation", "sibling")] == []

@@ -53,7 +53,7 @@ _EN_CONTRACTIONS = [(re.compile(p, re.I), r) for p, r in (
     (r"\bwe're\b", "we are"), (r"\bwe've\b", "we have"), (r"\bwe'd\b", "we would"), (r"\bcan't\b", "cannot"),
     (r"\bwon't\b", "will not"), (r"\b(\w+)n't\b", r"\1 not"), (r"\bit's\b", "it is"), (r"\bthat's\b", "that is"),
     (r"\bthere's\b", "there is"), (r"\bi\s+gotta\b", "I have to"), (r"\bwanna\b", "want to"),
-    (r"\bgonna\b", "going to"))]
+    (r"\bgonna\b", "going to"), (r"\band\s+i\s+are\b", "and I am"), (r"\band\s+i\s+were\b", "and I was"))]
 _EN_FILLER = re.compile(
     r"(?:(?:hey|hi|hello|hiya|yo|so|also|and|but|oh|ok|okay|well|btw|by\s+the\s+way|fyi|actually|honestly|anyway|"
     r"anyways|just\s+so\s+you\s+know|for\s+the\s+record|for\s+context|fun\s+fact|remember|remember\s+that|"
@@ -330,7 +330,7 @@ _EN_TOGETHER = re.compile(r"^(?:my|our)\s+(?:" + vocab.EN_RELATION_ADJ + r"\s+)*
                           + r")s?\s+and\s+(?P<me>I)(?P<me2>)\b", re.I)
 _ZH_WITH = re.compile(r"^我(?:和|跟|与|同)(?:我的?)?(?P<rel>" + _ZH_PEOPLE + ")")
 _ZH_TOGETHER = re.compile(r"^(?:(?P<me>我)(?:和|跟|与|同)(?:我的?)?" + _ZH_PEOPLE + r"|我的?" + _ZH_PEOPLE
-                          + r"(?:和|跟|与)(?P<me2>我))(?:两个人?|俩)?(?:都|也|一起)*(?=住|在|是|已经|现在|目前|搬|定居|生活)")
+                          + r"(?:和|跟|与)(?P<me2>我))(?:两个人?|俩)?(?:(?:都|也|一起)+|(?=住|在|已经|现在|目前|搬|定居|生活))")
 _ZH_CALLED_NAME = re.compile(r"^(?:的名字)?(?:叫做|名叫|叫|的名字是|名字叫|名字是)(?P<name>[\u4e00-\u9fffA-Za-z·]{1,8})")
 _EN_NAMED_AS = re.compile(r"^\s*,?\s*(?:(?:is\s+)?(?:called|named)\s+|'s\s+name\s+is\s+|is\s+)?"
                           r"(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))")

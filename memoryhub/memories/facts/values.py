@@ -121,8 +121,8 @@ def clean_en(kind: str, raw: str) -> str:
         while words and words[-1].lower() in _NOT_NAMES:
             words.pop()
         value = " ".join(words)
-        if not words or words[0].lower() in _NOT_NAMES or words[0].lower() in _EN_STOP:
-            return ""
+        if not words or words[0].lower() in _NOT_NAMES or words[0].lower() in _EN_STOP or value.endswith("'s"):
+            return ""  # "my sister is Maria's mother": a possessive names someone else
         return value
     if kind == "nick":
         value = _EN_TRAIL.sub("", value).strip(" \"'.")
