@@ -275,7 +275,8 @@ def chinese_names(text: str) -> list[tuple[str, str]]:
     tagged = segment.tagged(text)
     for n, (word, tag) in enumerate(tagged):
         kind = segment.PROPER_TAGS.get(tag)
-        if kind is None or kind == "name" or len(word) < 2 or word in segment.NOT_NAMES or not segment.has_chinese(word):
+        if kind is None or kind == "name" or len(word) < 2 or word in segment.NOT_NAMES or not segment.has_chinese(word) \
+                or (kind == "person" and word[0] in segment.NOT_A_NAME_START):  # 叫琳琳 is tagged one name
             continue  # nz (other proper nouns) are mostly common terms in jieba's dictionary (嵌入式, 中文)
         before = tagged[n - 1][0] if n else "\n"
         following = tagged[n + 1][0] if n + 1 < len(tagged) else "\n"
@@ -304,7 +305,7 @@ def _called_name(word: str, before: str, how: str) -> bool:
     name does: a surname and a given name, a 小/老/阿 form, a doubled 朵朵, or one the dictionary tags a person."""
     if word in segment.NOT_NAMES:
         return False
-    if how in ("叫我", "叫你") and segment.tagged(word)[0][1].startswith(("d", "v", "p", "t", "m")):
+    if how in ("叫我", "叫你") and segment.tagged(word)[0][1].startswith(("d", "v", "p", "t", "m", "r", "c")):
         return False  # 朋友叫我早点睡: 叫 as "tell to", what follows is what to do
     if how != "叫" or any(before.endswith(w) for w in segment.RELATIVE_AND_PET_WORDS):
         return True

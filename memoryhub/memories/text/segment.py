@@ -64,7 +64,7 @@ def looks_like_person(word: str, tag: str = "") -> bool:
 
 _NAME_TAGS = ("nr", "nrfg", "nrt")
 _NOT_A_DOUBLED_NAME = ("d", "t", "m", "v", "ad")  # 天天, 常常, 笑笑: doubled adverbs, times and verbs
-_NOT_A_NAME_START = set("叫姓是在的和跟与也都就还又很最太去来做把给帮回到吃喝看想要会能让说问不没这那你他她它我")  # 叫思琪 is one "nr"
+NOT_A_NAME_START = frozenset("叫姓是在的和跟与也都就还又很最太去来做把给帮回到吃喝看想要会能让说问不没这那你他她它我")  # 叫思琪 is one "nr"
 _ASPECT = frozenset("了 过 着".split())  # 明白了: a word a particle follows is a verb, whatever its tag
 
 
@@ -77,10 +77,10 @@ def given_name_at(text: str) -> str:
         return ""
     word, tag = words[0]
     following = words[1][0] if len(words) > 1 else ""
-    if len(word) == 3 and tag in _NAME_TAGS and word[2] in _NOT_A_NAME_START:
+    if len(word) == 3 and tag in _NAME_TAGS and word[2] in NOT_A_NAME_START:
         word, following = word[:2], word[2]  # 晓雯要结婚了: the dictionary glued the verb to the name
     if (not 2 <= len(word) <= 3 or not has_chinese(word) or word in NOT_NAMES or following in _ASPECT
-            or word[0] in _NOT_A_NAME_START):
+            or word[0] in NOT_A_NAME_START):
         return ""
     if tag in _NAME_TAGS and not word.endswith("人"):  # 杭州人 says where someone is from
         return word
