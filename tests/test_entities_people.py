@@ -4,6 +4,8 @@ no surname, and alone 思琪 could be any word), never a dictionary word that ha
 unless two known people share it."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from memoryhub.memories.models import Entry, EntityRef
 from memoryhub.memories.text.entities import full_name, mentions
@@ -57,3 +59,22 @@ def test_two_known_people_with_one_first_name_leave_it_alone(say):
     say("Dana Okafor runs the support desk.", "b")
     later = say("Back from lunch: Dana thinks the export is slow.", "c")
     assert "Dana" in later.entities and not {"Dana Whitfield", "Dana Okafor"} & set(later.entities)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's planner")
+def test_the_full_names_a_first_name_may_be_short_for_are_read_by_the_name_index(db):
+    from memoryhub.memories.write import gateway
+    from memoryhub.spaces.models import MemorySpace
+
+    space = MemorySpace.objects.create(slug="plans", name="plans")
+    for n in range(30):
+        gateway.write(space, gateway.Draft(body=f"Dana Whitfield moved crate {n} with Ola Berg"))
+    with CaptureQueriesContext(connection) as seen:
+        gateway.write(space, gateway.Draft(body="Later Dana and Ola checked the crates"))
+    ranges = [q["sql"] for q in seen.captured_queries if "name >" in q["sql"]]
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {ranges[0]}")
+        steps = [row[-1] for row in cursor.fetchall()]
+    read = [s for s in steps if "memories_entityref" in s]
+    assert read and all("entityref_space_name" in s for s in read), steps
+    assert "Dana Whitfield" in Entry.objects.order_by("-id").first().entities
