@@ -57,5 +57,8 @@ def test_the_chinese_pages_name_each_predicate_in_chinese_and_agents_keep_the_na
     entry = Entry.objects.filter(body__contains="无锡").get()
     memory = zh(client, f"/spaces/default/entries/{entry.pk}/")
     assert ">居住地</span> = <span translate=\"no\">无锡</span>" in memory and ">过敏</span>" in memory
+    person = zh(client, "/spaces/default/entities/?entity=周晴")  # the person entity and how she is the user's
+    assert '用户 · <span class="predicate" data-predicate="spouse" title="spouse">配偶</span> = <span translate="no">周晴' \
+        in person
     listed = api.tool("memory_facts", action="list").json()["result"]["facts"]
     assert {f["predicate"] for f in listed} == {"location", "allergy", "spouse"}
