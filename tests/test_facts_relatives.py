@@ -97,7 +97,12 @@ def test_what_follows_a_named_relative_without_a_subject_or_with_she_is_theirs()
         ("Ravi", "relation", "friend", False), ("Ravi", "job", "pharmacist", False)]
 
 
+def test_a_child_born_to_the_couple_is_named_by_the_clause_after():
+    assert users("我太太去年生了个儿子，叫乐天。") == [("child", "乐天", False)]
+
+
 @pytest.mark.parametrize("text", [
+    "我老婆叫我少熬夜。", "我爸爸叫我周末回家吃饭", "我女朋友叫我宝贝",
     "我们城市很大。", "我明白了，谢谢。", "我女儿天天看动画片。", "我儿子小学毕业了。", "我老公特别懒。",
     "我朋友是医生。", "My mother tongue is Greek.", "Caroline: my husband works at Airbus.", "My sister is Maria's aunt.",
 ])

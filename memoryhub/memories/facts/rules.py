@@ -255,16 +255,24 @@ def _sentence_claims(sentence: str) -> list[Claim]:
 
 _ZH_NAMING = re.compile(r"^(?:一只|一条|一个|另一只|另一条|另一个|老大|老二|老三|大的|小的|大宝|二宝)?(?:叫|名叫|叫做|名字叫)"
                         r"(?P<name>[\u4e00-\u9fffA-Za-z·]{1,8})$")
+_ZH_CHILD_WORDS = vocab.alt(vocab.ZH_RELATIONS["child"])[3:-1]
 _ZH_RELATIVE_WORDS = {word: family for family, words in vocab.ZH_RELATIONS.items() for word in words.split()}
 _ZH_FAMILY = re.compile(r"我(?:的|家)?(?P<rel>" + vocab.alt(" ".join(vocab.ZH_RELATIONS.values()))[3:-1] + ")"
                         r"|(?:有|养了?|养着)(?:一|两|三|几)?(?:个|只|条)?(?P<pet>" + vocab.ZH_PETS[3:-1] + ")")
 
 
+_ZH_BORN = re.compile(r"(?:生了|有了|添了|领养了)(?:一|两)?(?:个|对)?(?P<rel>" + _ZH_CHILD_WORDS + ")")
+
+
 def _zh_family(clause: str) -> tuple[str, str] | None:
-    """(family, note) of the relative or pet a clause speaks of: 我儿子今年上小学 → child; 我家有两只猫 → pet (猫)."""
-    match = _ZH_FAMILY.search(clause)
-    if match is None:
+    """(family, note) of the relative or pet a clause speaks of last: 我儿子今年上小学 → child; 我家有两只猫 → pet (猫);
+    我老婆生了个女儿 → child (a following 叫安琪 names the daughter)."""
+    found = list(_ZH_FAMILY.finditer(clause)) + [m for m in _ZH_BORN.finditer(clause)]
+    if not found:
         return None
+    match = max(found, key=lambda m: m.start())
+    if match.re is _ZH_BORN:
+        return _ZH_RELATIVE_WORDS.get(match.group("rel"), ""), ""
     if match.group("rel"):
         return _ZH_RELATIVE_WORDS.get(match.group("rel"), ""), ""
     return "pet", match.group("pet")
