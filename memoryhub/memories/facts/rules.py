@@ -191,17 +191,7 @@ def _sentence_claims(sentence: str) -> list[Claim]:
             break  # the rest of the sentence is what might be, not what is
         if not chinese and _EN_MODAL.search(clause_text):
             continue
-        rest = body[start + lead:]
-        shift, companion = 0, ""
-        with_them = (_ZH_WITH if chinese else _EN_TOGETHER).match(clause_text)
-        if with_them and (_ZH_RELATIVE_WORDS if chinese else _EN_RELATIVE_WORDS).get(with_them.group("rel").lower()):
-            # 我和老婆结婚五年了，她叫晓丽: who 她 is
-            companion = "@" + (_ZH_RELATIVE_WORDS if chinese else _EN_RELATIVE_WORDS)[with_them.group("rel").lower()]
-        together = (_ZH_TOGETHER if chinese else _EN_TOGETHER).match(clause_text)
-        if together:  # 我和爱人住在杭州, "my wife and I live in Hangzhou": the user does it too
-            me = together.group("me") or together.group("me2")
-            shift = together.end() - len(me)
-            clause_text, rest = me + clause_text[together.end():], me + rest[together.end():]
+        clause_text, rest, shift, companion = _with_someone(clause_text, body[start + lead:], chinese)
         whose = _whose(clause_text, chinese)
         tries = [("", rest)]
         if chinese and whose == "none" and _ZH_RELATIVE_FIRST.match(clause_text):
@@ -215,27 +205,21 @@ def _sentence_claims(sentence: str) -> list[Claim]:
             found += named
             continue
         family = _zh_family(clause_text) if chinese else None
-        if requests_only:
-            pass
-        elif whose not in ("you", "named") and (about := _about_relative(clause_text, rest, rows, chinese)):
+        if not requests_only and whose not in ("you", "named") and (
+                about := _about_relative(clause_text, rest, rows, chinese)):
             claims, relative, used = about  # 我爱人王芳是医生, my friend Jake: who they are, and what is said of them
             found += claims
             consumed = start + lead + shift + used
             speaker_is_user = False
             continue
-        elif relative and (whose == "none" or (whose == "other" and (pronoun := _PRONOUN.match(clause_text)))):
+        pronoun = _PRONOUN.match(clause_text) if whose == "other" else None
+        if not requests_only and relative and (whose == "none" or pronoun):
             # 我爱人叫林悦，在苏州工作 / 她是医生: the clause goes on the relative just named
-            text = clause_text[pronoun.end():] if whose == "other" else clause_text
-            called = _ZH_CALLED_NAME.match(text) if chinese and relative.startswith("@") else None
-            name = values.clean_zh("name", called.group("name")) if called else ""
-            if name:  # …，她叫晓丽: the spouse's name
-                found.append(Claim(predicate=relative[1:], value=name))
-                relative = name
-            else:
-                found += _theirs(relative, text, rows, chinese)
+            claims, relative = _goes_on(relative, clause_text[pronoun.end():] if pronoun else clause_text, rows,
+                                        chinese)
+            found += claims
             continue
-        else:
-            relative = companion
+        relative = companion
         for prefix, text in tries:
             # A clause about a relative ("my husband Raj is a pilot", 我同事对芒果过敏) only says who they are.
             allowed = RELATIVES if whose == "other" else None
@@ -318,9 +302,8 @@ def _whose(clause: str, chinese: bool) -> str:
 
 
 RELATIVES = frozenset({"spouse", "partner", "child", "parent", "sibling", "pet"})
-# What is only ever the user's own: what to call them, their name, how they want answers, their model and paths.
-OWN_ONLY = frozenset({"nickname", "name", "calledBy", "language", "model", "path"})
-# What may be said of one of the user's people (their own relatives and names are not followed further).
+# What may be said of one of the user's people: never what only the user has (what to call them, their name, the
+# reply language, their model and paths), and their own relatives are not followed further.
 _THEIRS = frozenset({"location", "hometown", "job", "employer", "education", "allergy", "diet", "health",
                      "preference", "birthday", "age", "skill", "habit", "goal", "owns", "trait"})
 
@@ -330,12 +313,10 @@ _EN_PEOPLE = vocab.alt(" ".join(vocab.EN_RELATIONS.values()) + " " + vocab.EN_OT
 _ZH_PEOPLE = vocab.alt(" ".join(vocab.ZH_RELATIONS.values()) + " " + vocab.ZH_OTHER_WORDS)
 _EN_RELATIVE_WORDS = {word.replace("_", " "): family for family, words in vocab.EN_RELATIONS.items()
                       for word in words.split()}
-_EN_ABOUT = re.compile(r"^(?:my|our|(?:i|we)\s+(?:also\s+)?have\s+(?:a|an|one))\s+(?:" + vocab.EN_RELATION_ADJ + r"\s+)*(?P<rel>" + _EN_PEOPLE + r")(?![\w-])"
-                       r"(?!\s+(?:tongue|language|country|land|figure)\b)",
+_EN_ABOUT = re.compile(r"^(?:my|our|(?:i|we)\s+(?:also\s+)?have\s+(?:a|an|one))\s+(?:" + vocab.EN_RELATION_ADJ
+                       + r"\s+)*(?P<rel>" + _EN_PEOPLE + r")(?![\w-])(?!\s+(?:tongue|language|country|land|figure)\b)",
                        re.I)
 _ZH_ABOUT = re.compile(r"^(?:这是|这位是|这就是)?我们?(?:的|家的?|(?:还|也)?有(?:一个|一位|个|位))?(?P<rel>" + _ZH_PEOPLE + ")")
-_EN_TOGETHER = re.compile(r"^(?:my|our)\s+(?:" + vocab.EN_RELATION_ADJ + r"\s+)*(?P<rel>" + _EN_PEOPLE
-                          + r")s?\s+and\s+(?P<me>I)(?P<me2>)\b", re.I)
 _ZH_WITH = re.compile(r"^我(?:和|跟|与|同)(?:我的?)?(?P<rel>" + _ZH_PEOPLE + ")")
 _ZH_TOGETHER = re.compile(r"^(?:(?P<me>我)(?:和|跟|与|同)(?:我的?)?" + _ZH_PEOPLE + r"|我的?" + _ZH_PEOPLE
                           + r"(?:和|跟|与)(?P<me2>我))(?:两个人?|俩)?(?:(?:都|也|一起)+|(?=住|在|已经|现在|目前|搬|定居|生活))")
@@ -343,7 +324,35 @@ _ZH_CALLED_NAME = re.compile(r"^(?:的名字)?(?:叫做|名叫|叫|的名字是|
 _EN_NAMED_AS = re.compile(r"^\s*,?\s*(?:(?:is\s+)?(?:called|named)\s+|'s\s+name\s+is\s+|is\s+)?"
                           r"(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))")
 _PRONOUN = re.compile(r"^(?:他|她)(?!们)|^(?:he|she)\s+(?=\w)", re.I)
-_EN_THIRD = re.compile(r"^\s*(?:(?P<be>is|was)\b|(?P<own>'s)\s|(?P<has>has)\b|(?P<verb>[a-z]+(?:ies|es|s))\b)", re.I)
+# "is", "'s", "has" or a verb in -s opening what is said of someone: told in the present, it says who they are
+_EN_THIRD = re.compile(r"^\s*(?:(?P<be>is)\b|(?P<own>'s)\s|(?P<has>has)\b|(?P<verb>[a-z]+s)\b)", re.I)
+_EN_BASE = re.compile(r"(?:(?<=ch)|(?<=sh)|(?<=ss)|(?<=x))es$|(?<=[^aeiou])ies$|s$")  # teaches, studies, lives
+
+
+def _with_someone(clause: str, rest: str, chinese: bool) -> tuple[str, str, int, str]:
+    """(clause, rest, how much shorter they got, "@family" of whom) for a clause the user says with someone:
+    我和爱人住在杭州 / 我老公和我住在北京 read as 我住在杭州 (the user does it too), and 她 after 我和老婆结婚五年了
+    is the spouse. English needs none of it: "my wife and I live …" is split at "and I" into two clauses."""
+    if not chinese:
+        return clause, rest, 0, ""
+    with_them = _ZH_WITH.match(clause)
+    family = "@" + _ZH_RELATIVE_WORDS[with_them.group("rel")] if with_them and with_them.group("rel") in \
+        _ZH_RELATIVE_WORDS else ""
+    together = _ZH_TOGETHER.match(clause)
+    if not together:
+        return clause, rest, 0, family
+    me = together.group("me") or together.group("me2")
+    return me + clause[together.end():], me + rest[together.end():], together.end() - len(me), family
+
+
+def _goes_on(relative: str, text: str, rows: list[Pattern], chinese: bool) -> tuple[list[Claim], str]:
+    """What a clause after one about someone of the user's says of them (claims, and whom the next goes on):
+    their facts, or for an unnamed one their name (…，她叫晓丽)."""
+    called = _ZH_CALLED_NAME.match(text) if chinese and relative.startswith("@") else None
+    name = values.clean_zh("name", called.group("name")) if called else ""
+    if name:
+        return [Claim(predicate=relative[1:], value=name)], name
+    return _theirs(relative, text, rows, chinese), relative
 
 
 def _about_relative(clause: str, rest: str, rows: list[Pattern], chinese: bool
@@ -408,10 +417,8 @@ def _theirs(subject: str, text: str, rows: list[Pattern], chinese: bool) -> list
         third = _EN_THIRD.match(text)
         if third is None:
             return []
-        verb = third.group("verb") or ""
         first = ("I am" if third.group("be") else "my" if third.group("own") else "I have" if third.group("has")
-                 else "I " + re.sub(r"(?:(?<=ch)|(?<=sh)|(?<=ss)|(?<=x))es$|(?<=[^aeiou])ies$|s$", lambda m: "y" if m.group(0) == "ies"
-                                    else "", verb))
+                 else "I " + _EN_BASE.sub(lambda m: "y" if m.group(0) == "ies" else "", third.group("verb")))
         text = first + " " + text[third.end():].lstrip()
     claims, _ = _first_row(rows, text, text, False, chinese, _THEIRS)
     return [Claim(subject=subject if c.subject == "user" else c.subject, predicate=c.predicate, value=c.value,
