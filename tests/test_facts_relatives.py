@@ -119,3 +119,13 @@ def test_the_frame_has_the_family_line_and_where_the_couple_lives(transactional_
     facts = api.tool("memory_facts", action="list").json()["result"]["facts"]
     assert {(f["subject"], f["predicate"], f["value"]) for f in facts} == {
         ("user", "location", "无锡"), ("user", "spouse", "周晴"), ("周晴", "job", "牙医"), ("user", "child", "雨桐")}
+
+
+def test_a_relation_is_never_a_fact_of_the_users(db):
+    from memoryhub.memories.facts.rules import Claim
+
+    space = MemorySpace.objects.create(slug="rel", name="Rel")
+    apply_claims(space, [Claim(predicate="relation", value="friend"), Claim(subject="阿凯", predicate="relation",
+                                                                             value="朋友")], method="llm")
+    assert list(Fact.objects.filter(space=space).values_list("subject", "predicate", "value")) == [
+        ("阿凯", "relation", "朋友")]

@@ -45,6 +45,7 @@ SINGLE_VALUED = ("nickname", "name", "calledBy", "persona", "role", "model", "la
 MULTI_VALUED = ("preference", "personality", "path", "tag", "skill", "habit", "education", "child", "parent",
                 "sibling", "pet", "allergy", "diet", "health", "goal", "owns", "trait", "dislike", "relation")
 PREDICATES = SINGLE_VALUED + MULTI_VALUED
+OF_OTHERS = frozenset({"relation"})  # never a claim about the user (a model's `relation` of the user is dropped)
 _PREDICATE_SHAPE = re.compile(r"^[A-Za-z][A-Za-z_]{0,59}$")
 PREDICATE_SHAPE = _PREDICATE_SHAPE  # the dashboard's fact form tells a person which rule a predicate broke
 MAX_VALUE_CHARS = 200
@@ -70,7 +71,7 @@ def apply_claims(space: MemorySpace, claims: Iterable[Claim], *, source_entry: E
     changes = FactChanges()
     for claim in claims:
         subject = relative_named(space, claim.subject, origin) if claim.subject.startswith("@") else claim.subject
-        if claim.predicate not in PREDICATES or not subject:
+        if claim.predicate not in PREDICATES or not subject or (subject == "user" and claim.predicate in OF_OTHERS):
             continue
         changes.extend(assert_fact(space, subject or "user", claim.predicate, claim.value,
                                    negative=claim.negative, origin=origin, method=method, source_entry=source_entry))
