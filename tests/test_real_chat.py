@@ -65,10 +65,11 @@ def test_the_facts_are_what_the_user_said_of_themselves_and_the_block_says_who_t
         if turn["user"].startswith(SAYS_NOTHING_OF_THE_USER) or turn["user"].endswith(("？", "?")):
             asserted = answers[turn["idempotency_key"]]["facts"]["asserted"]
             assert [f for f in asserted if f["subject"] == "user"] == [], turn["user"]
-    # Siqi's birthday is hers, kept with her as its subject; the user's stays November 14
+    # Siqi's birthday is hers and what Lin Yue does is hers ("my wife is Lin Yue, she teaches piano"), kept with
+    # them as subjects; the user's birthday stays November 14 and the user teaches nothing
     listed = api.tool("memory_facts", action="list").json()["result"]["facts"]
     assert {(f["subject"], f["predicate"], f["value"]) for f in listed if f["subject"] != "user"} == {
-        ("思琪", "birthday", "六月三号")}
+        ("思琪", "birthday", "六月三号"), ("Lin Yue", "job", "teach piano")}
 
     dinner = block(api, "what should I cook for dinner tonight?")
     for line in ("Call the user: 阿远", "Name: Chen Siyuan", "Spouse: Lin Yue", "Children: Siqi",

@@ -1,5 +1,5 @@
 """What the dashboard calls the hub's enumerated values in the reader's language: categories, entry kinds, link
-types, op-log operations, fact methods, vault criteria, settings and selection choices (import formats carry their
+types, op-log operations, fact methods and predicates, vault criteria, settings and selection choices (import formats carry their
 own names: memories/maintenance/importers/formats.py).
 
 The values themselves have one declaration each (memories/models.py, spaces/selection.py, ...); this module only
@@ -94,11 +94,33 @@ SETTING = {  # spaces/space_settings.RULES, by key; the key itself is shown besi
     "recallMaxUnknown": _("Unscored results at most"),
 }
 SPACE_NAME = {"Default": pgettext_lazy("space name", "Default")}  # spaces/workspaces.DEFAULT_NAME, as shown
+PREDICATE = {  # a fact's predicate (memories/facts/slots.PREDICATES) as a person reads it; agents keep the names
+    "nickname": pgettext_lazy("fact predicate", "called"), "name": pgettext_lazy("fact predicate", "name"),
+    "calledBy": pgettext_lazy("fact predicate", "calls the assistant"),
+    "persona": pgettext_lazy("fact predicate", "assistant's persona"), "role": pgettext_lazy("fact predicate", "role"),
+    "model": pgettext_lazy("fact predicate", "model"), "language": pgettext_lazy("fact predicate", "language"),
+    "location": pgettext_lazy("fact predicate", "lives in"), "hometown": pgettext_lazy("fact predicate", "from"),
+    "job": pgettext_lazy("fact predicate", "occupation"), "employer": pgettext_lazy("fact predicate", "works at"),
+    "spouse": pgettext_lazy("fact predicate", "spouse"), "partner": pgettext_lazy("fact predicate", "partner"),
+    "birthday": pgettext_lazy("fact predicate", "birthday"), "age": pgettext_lazy("fact predicate", "age"),
+    "preference": pgettext_lazy("fact predicate", "likes"),
+    "personality": pgettext_lazy("fact predicate", "personality"), "path": pgettext_lazy("fact predicate", "path"),
+    "tag": pgettext_lazy("fact predicate", "tag"), "skill": pgettext_lazy("fact predicate", "skill"),
+    "habit": pgettext_lazy("fact predicate", "habit"), "education": pgettext_lazy("fact predicate", "studied at"),
+    "child": pgettext_lazy("fact predicate", "child"), "parent": pgettext_lazy("fact predicate", "parent"),
+    "sibling": pgettext_lazy("fact predicate", "sibling"), "pet": pgettext_lazy("fact predicate", "pet"),
+    "allergy": pgettext_lazy("fact predicate", "allergic to"), "diet": pgettext_lazy("fact predicate", "diet"),
+    "health": pgettext_lazy("fact predicate", "health"), "goal": pgettext_lazy("fact predicate", "goal"),
+    "owns": pgettext_lazy("fact predicate", "owns"), "trait": pgettext_lazy("fact predicate", "trait"),
+    "dislike": pgettext_lazy("fact predicate", "dislikes"),
+    "relation": pgettext_lazy("fact predicate", "is the user's"),
+}
 FAMILIES = {
     "category": CATEGORY, "kind": KIND, "link": LINK, "operation": OPERATION, "method": METHOD, "origin": ORIGIN,
     "subject": SUBJECT, "item": ITEM, "criterion": CRITERION,
     "write_state": WRITE_STATE, "boundary": BOUNDARY, "preference": PREFERENCE, "requirement": REQUIREMENT,
     "recall_policy": RECALL_POLICY, "field_option": FIELD_OPTION, "setting": SETTING, "space_name": SPACE_NAME,
+    "predicate": PREDICATE,
 }
 
 

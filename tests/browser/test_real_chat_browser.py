@@ -28,6 +28,8 @@ def test_the_facts_page_of_a_real_chat_reads_in_chinese_on_a_phone(chromium_brow
         shown = page.inner_text("main")
         for value in ("Chen Siyuan", "阿远", "Lin Yue", "Siqi", "Sesame (tabby)", "cashews", "苏州工业园区"):
             assert value in shown, value
+        for predicate in ("居住地", "配偶", "子女", "过敏"):  # predicates by their Chinese names, not lives_in/allergy
+            assert predicate in shown, predicate
         rejected = page.locator("td", has=page.locator("span[translate=no]", has_text="吃辣"))
         assert "非" in rejected.first.inner_text()
     finally:

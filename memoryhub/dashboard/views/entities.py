@@ -19,7 +19,7 @@ from memoryhub.core.errors import ApiError
 from memoryhub.dashboard.access import audited, capabilities, person_call, person_may, space_context, space_for_user
 from memoryhub.dashboard.forms.graph import RECORD_ID, FeedbackForm, LinkForm
 from memoryhub.dashboard.partials import render_page
-from memoryhub.memories.models import EDGE_TYPES, Edge, EntityRef, Entry
+from memoryhub.memories.models import EDGE_TYPES, Edge, EntityRef, Entry, Fact
 from memoryhub.memories.search import fulltext as fts
 from memoryhub.operations import registry
 from memoryhub.spaces.models import MemorySpace
@@ -84,7 +84,19 @@ def entity_summary(space: MemorySpace, name: str) -> dict:
     span = refs.aggregate(first=Min("entry__at"), last=Max("entry__at"))
     together = (EntityRef.objects.filter(space=space, entry__in=refs.values("entry")).exclude(name=name)
                 .values("name").annotate(n=Count("entry", distinct=True)).order_by("-n", "name")[:12])
-    return {"first_at": span["first"], "last_at": span["last"], "together": list(together)}
+    return {"first_at": span["first"], "last_at": span["last"], "together": list(together),
+            "known": facts_about(space, name)}
+
+
+def facts_about(space: MemorySpace, name: str) -> list[Fact]:
+    """What the facts say of a person the space names: who they are to the user (the user's `spouse` 周晴, 阿凯's
+    `relation` 朋友) and what is theirs (周晴's `job`), the active facts of every origin."""
+    family = ("spouse", "partner", "child", "parent", "sibling", "pet")
+    active = Fact.objects.filter(space=space, status=Fact.Status.ACTIVE)
+    theirs = list(active.filter(subject=name).order_by("predicate", "-created_at")[:RECORD_LIMIT])
+    users = [f for f in active.filter(subject="user", predicate__in=family, value__startswith=name)
+             if f.value == name or f.value.startswith(name + " (")]
+    return users + theirs
 
 
 def native_links(space: MemorySpace, record_id: str) -> list[dict]:

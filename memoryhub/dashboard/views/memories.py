@@ -175,6 +175,7 @@ def entry_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     context = {**space_context(space, "memories"), "entry": entry, "entries": [entry], "expanded": expanded}
     if not htmx_partial(request):
         context["recalls"] = recalls_of(entry)
+        context["facts"] = entry.facts.order_by("subject", "predicate", "-created_at")[:50]  # what it taught the hub
     return render_page(request, "dashboard/entry.html", "entries", context)
 
 

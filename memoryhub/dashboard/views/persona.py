@@ -19,13 +19,14 @@ from memoryhub.dashboard.views.jobs import ACTIVE
 from memoryhub.jobs import runner
 from memoryhub.jobs.models import Job
 from memoryhub.memories.models import Persona
-from memoryhub.memories.growth.persona import project_frame
+from memoryhub.memories.growth.persona import frame_lines, project_frame, user_dislikes, user_facts
 from memoryhub.spaces.models import MemorySpace
 
 
 def persona_context(space: MemorySpace, form: ProfileForm | None = None, saved: bool = False) -> dict:
     persona, _created = Persona.objects.get_or_create(space=space, origin=LOCAL_ORIGIN)
-    return {**space_context(space, "persona"), "persona": persona, "frame": project_frame(space),
+    lines = frame_lines(list(user_facts(space, LOCAL_ORIGIN)), list(user_dislikes(space, LOCAL_ORIGIN)))
+    return {**space_context(space, "persona"), "persona": persona, "frame": project_frame(space), "lines": lines,
             "profile_form": form or ProfileForm(initial={"profile": persona.profile}), "saved": saved,
             "job": Job.objects.filter(space=space, kind="persona_rebuild").first(),
             "model": bool(settings.MEMORYHUB.get("LLM_BASE_URL"))}

@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from memoryhub.memories.facts import values, vocab
 from memoryhub.memories.facts.table import Pattern, compile_rows
+from memoryhub.memories.text import segment
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ _EN_CONTRACTIONS = [(re.compile(p, re.I), r) for p, r in (
     (r"\bwe're\b", "we are"), (r"\bwe've\b", "we have"), (r"\bwe'd\b", "we would"), (r"\bcan't\b", "cannot"),
     (r"\bwon't\b", "will not"), (r"\b(\w+)n't\b", r"\1 not"), (r"\bit's\b", "it is"), (r"\bthat's\b", "that is"),
     (r"\bthere's\b", "there is"), (r"\bi\s+gotta\b", "I have to"), (r"\bwanna\b", "want to"),
-    (r"\bgonna\b", "going to"))]
+    (r"\bgonna\b", "going to"), (r"\band\s+i\s+are\b", "and I am"), (r"\band\s+i\s+were\b", "and I was"))]
 _EN_FILLER = re.compile(
     r"(?:(?:hey|hi|hello|hiya|yo|so|also|and|but|oh|ok|okay|well|btw|by\s+the\s+way|fyi|actually|honestly|anyway|"
     r"anyways|just\s+so\s+you\s+know|for\s+the\s+record|for\s+context|fun\s+fact|remember|remember\s+that|"
@@ -86,7 +87,9 @@ _EN_USER = re.compile(r"^(?:i|me|my|mine|we|our|us)\b", re.I)
 _EN_OTHERS = re.compile(
     r"^(?:my|our)\s+(?:[\w-]+\s+){0,2}?"
     + vocab.alt(" ".join(vocab.EN_RELATIONS.values()) + " " + vocab.EN_OTHER_WORDS + " " + vocab.EN_PET_WORDS)
-    + r"s?\b|^(?:he|she|they|his|her|their|someone|somebody)\b")
+    + r"s?\b(?!(?:\s+[\w'-]+){0,3}?\s+(?:call|calls|know|knows)\s+me\b)"  # "my friends call me Jojo" is the user's
+    + r"(?!\s+(?:tongue|language|country|land|figure)\b)"  # "my mother tongue": a compound, not a relative
+    r"|^(?:he|she|they|his|her|their|someone|somebody)\b", re.I)
 # "Anna lives in Prague, works at Google": a named someone's clause; what follows without a subject is theirs too
 _EN_NAMED = re.compile(r"^[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:is|was|has|had|lives|works|loves|likes|says|said)\b")
 _EN_SUBJECTLESS = re.compile(r"^(?!(?:i|you|he|she|it|we|they|my|your|his|her|our|their|the|a|an|this|that|"
@@ -107,6 +110,8 @@ def extract(text: str) -> list[Claim]:
         for sentence in _sentences(said):
             for claim in _sentence_claims(sentence):
                 # a row naming its own subject (思琪的生日是六月三号) keeps it; the rest are the speaker's
+                if subject != "user" and (claim.subject.startswith("@") or claim.predicate == "relation"):
+                    continue  # "Caroline: my husband …" speaks of Caroline's people, not the user's
                 claim = Claim(claim.subject if claim.subject != "user" else subject, claim.predicate, claim.value,
                               claim.negative)
                 if claim not in claims:
@@ -174,6 +179,7 @@ def _sentence_claims(sentence: str) -> list[Claim]:
     found: list[Claim] = []
     speaker_is_user = True  # whose clause a clause without a subject continues
     family = None  # the relative or pet the last clause spoke of (我家有两只猫，一只叫豆豆)
+    relative = ""  # whom the last clause was about, when it named or pointed at one of the user's people
     consumed = 0
     for start, end in _clauses(body, chinese):
         if start < consumed:
@@ -185,7 +191,7 @@ def _sentence_claims(sentence: str) -> list[Claim]:
             break  # the rest of the sentence is what might be, not what is
         if not chinese and _EN_MODAL.search(clause_text):
             continue
-        rest = body[start + lead:]
+        clause_text, rest, shift, companion = _with_someone(clause_text, body[start + lead:], chinese)
         whose = _whose(clause_text, chinese)
         tries = [("", rest)]
         if chinese and whose == "none" and _ZH_RELATIVE_FIRST.match(clause_text):
@@ -199,13 +205,28 @@ def _sentence_claims(sentence: str) -> list[Claim]:
             found += named
             continue
         family = _zh_family(clause_text) if chinese else None
+        if not requests_only and whose not in ("you", "named") and (
+                about := _about_relative(clause_text, rest, rows, chinese)):
+            claims, relative, used = about  # 我爱人王芳是医生, my friend Jake: who they are, and what is said of them
+            found += claims
+            consumed = start + lead + shift + used
+            speaker_is_user = False
+            continue
+        pronoun = _PRONOUN.match(clause_text) if whose == "other" else None
+        if not requests_only and relative and (whose == "none" or pronoun):
+            # 我爱人叫林悦，在苏州工作 / 她是医生: the clause goes on the relative just named
+            claims, relative = _goes_on(relative, clause_text[pronoun.end():] if pronoun else clause_text, rows,
+                                        chinese)
+            found += claims
+            continue
+        relative = companion
         for prefix, text in tries:
             # A clause about a relative ("my husband Raj is a pilot", 我同事对芒果过敏) only says who they are.
             allowed = RELATIVES if whose == "other" else None
             claims, used = _first_row(rows, text, clause_text, requests_only, chinese, allowed)
             if claims is not None:
                 found += claims
-                consumed = start + lead + max(0, used - len(prefix))
+                consumed = start + lead + shift + max(0, used - len(prefix))
                 break
         if whose == "user":
             speaker_is_user = True
@@ -218,16 +239,24 @@ def _sentence_claims(sentence: str) -> list[Claim]:
 
 _ZH_NAMING = re.compile(r"^(?:一只|一条|一个|另一只|另一条|另一个|老大|老二|老三|大的|小的|大宝|二宝)?(?:叫|名叫|叫做|名字叫)"
                         r"(?P<name>[\u4e00-\u9fffA-Za-z·]{1,8})$")
+_ZH_CHILD_WORDS = vocab.alt(vocab.ZH_RELATIONS["child"])[3:-1]
 _ZH_RELATIVE_WORDS = {word: family for family, words in vocab.ZH_RELATIONS.items() for word in words.split()}
 _ZH_FAMILY = re.compile(r"我(?:的|家)?(?P<rel>" + vocab.alt(" ".join(vocab.ZH_RELATIONS.values()))[3:-1] + ")"
                         r"|(?:有|养了?|养着)(?:一|两|三|几)?(?:个|只|条)?(?P<pet>" + vocab.ZH_PETS[3:-1] + ")")
 
 
+_ZH_BORN = re.compile(r"(?:生了|有了|添了|领养了)(?:一|两)?(?:个|对)?(?P<rel>" + _ZH_CHILD_WORDS + ")")
+
+
 def _zh_family(clause: str) -> tuple[str, str] | None:
-    """(family, note) of the relative or pet a clause speaks of: 我儿子今年上小学 → child; 我家有两只猫 → pet (猫)."""
-    match = _ZH_FAMILY.search(clause)
-    if match is None:
+    """(family, note) of the relative or pet a clause speaks of last: 我儿子今年上小学 → child; 我家有两只猫 → pet (猫);
+    我老婆生了个女儿 → child (a following 叫安琪 names the daughter)."""
+    found = list(_ZH_FAMILY.finditer(clause)) + [m for m in _ZH_BORN.finditer(clause)]
+    if not found:
         return None
+    match = max(found, key=lambda m: m.start())
+    if match.re is _ZH_BORN:
+        return _ZH_RELATIVE_WORDS.get(match.group("rel"), ""), ""
     if match.group("rel"):
         return _ZH_RELATIVE_WORDS.get(match.group("rel"), ""), ""
     return "pet", match.group("pet")
@@ -273,6 +302,127 @@ def _whose(clause: str, chinese: bool) -> str:
 
 
 RELATIVES = frozenset({"spouse", "partner", "child", "parent", "sibling", "pet"})
+# What may be said of one of the user's people: never what only the user has (what to call them, their name, the
+# reply language, their model and paths), and their own relatives are not followed further.
+_THEIRS = frozenset({"location", "hometown", "job", "employer", "education", "allergy", "diet", "health",
+                     "preference", "birthday", "age", "skill", "habit", "goal", "owns", "trait"})
+
+# --- the user's people: who they are, and what is said of them -------------------------------------
+
+_EN_PEOPLE = vocab.alt(" ".join(vocab.EN_RELATIONS.values()) + " " + vocab.EN_OTHER_WORDS)
+_ZH_PEOPLE = vocab.alt(" ".join(vocab.ZH_RELATIONS.values()) + " " + vocab.ZH_OTHER_WORDS)
+_EN_RELATIVE_WORDS = {word.replace("_", " "): family for family, words in vocab.EN_RELATIONS.items()
+                      for word in words.split()}
+_EN_ABOUT = re.compile(r"^(?:my|our|(?:i|we)\s+(?:also\s+)?have\s+(?:a|an|one))\s+(?:" + vocab.EN_RELATION_ADJ
+                       + r"\s+)*(?P<rel>" + _EN_PEOPLE + r")(?![\w-])(?!\s+(?:tongue|language|country|land|figure)\b)",
+                       re.I)
+_ZH_ABOUT = re.compile(r"^(?:这是|这位是|这就是)?我们?(?:的|家的?|(?:还|也)?有(?:一个|一位|个|位))?(?P<rel>" + _ZH_PEOPLE + ")")
+_ZH_WITH = re.compile(r"^我(?:和|跟|与|同)(?:我的?)?(?P<rel>" + _ZH_PEOPLE + ")")
+_ZH_TOGETHER = re.compile(r"^(?:(?P<me>我)(?:和|跟|与|同)(?:我的?)?" + _ZH_PEOPLE + r"|我的?" + _ZH_PEOPLE
+                          + r"(?:和|跟|与)(?P<me2>我))(?:两个人?|俩)?(?:(?:都|也|一起)+|(?=住|在|已经|现在|目前|搬|定居|生活))")
+_ZH_CALLED_NAME = re.compile(r"^(?:的名字)?(?:叫做|名叫|叫|的名字是|名字叫|名字是)(?P<name>[\u4e00-\u9fffA-Za-z·]{1,8})")
+_EN_NAMED_AS = re.compile(r"^\s*,?\s*(?:(?:is\s+)?(?:called|named)\s+|'s\s+name\s+is\s+|is\s+)?"
+                          r"(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))")
+_PRONOUN = re.compile(r"^(?:他|她)(?!们)|^(?:he|she)\s+(?=\w)", re.I)
+# "is", "'s", "has" or a verb in -s opening what is said of someone: told in the present, it says who they are
+_EN_THIRD = re.compile(r"^\s*(?:(?P<be>is)\b|(?P<own>'s)\s|(?P<has>has)\b|(?P<verb>[a-z]+s)\b)", re.I)
+_EN_BASE = re.compile(r"(?:(?<=ch)|(?<=sh)|(?<=ss)|(?<=x))es$|(?<=[^aeiou])ies$|s$")  # teaches, studies, lives
+
+
+def _with_someone(clause: str, rest: str, chinese: bool) -> tuple[str, str, int, str]:
+    """(clause, rest, how much shorter they got, "@family" of whom) for a clause the user says with someone:
+    我和爱人住在杭州 / 我老公和我住在北京 read as 我住在杭州 (the user does it too), and 她 after 我和老婆结婚五年了
+    is the spouse. English needs none of it: "my wife and I live …" is split at "and I" into two clauses."""
+    if not chinese:
+        return clause, rest, 0, ""
+    with_them = _ZH_WITH.match(clause)
+    family = "@" + _ZH_RELATIVE_WORDS[with_them.group("rel")] if with_them and with_them.group("rel") in \
+        _ZH_RELATIVE_WORDS else ""
+    together = _ZH_TOGETHER.match(clause)
+    if not together:
+        return clause, rest, 0, family
+    me = together.group("me") or together.group("me2")
+    return me + clause[together.end():], me + rest[together.end():], together.end() - len(me), family
+
+
+def _goes_on(relative: str, text: str, rows: list[Pattern], chinese: bool) -> tuple[list[Claim], str]:
+    """What a clause after one about someone of the user's says of them (claims, and whom the next goes on):
+    their facts, or for an unnamed one their name (…，她叫晓丽)."""
+    called = _ZH_CALLED_NAME.match(text) if chinese and relative.startswith("@") else None
+    name = values.clean_zh("name", called.group("name")) if called else ""
+    if name:
+        return [Claim(predicate=relative[1:], value=name)], name
+    return _theirs(relative, text, rows, chinese), relative
+
+
+def _about_relative(clause: str, rest: str, rows: list[Pattern], chinese: bool
+                    ) -> tuple[list[Claim], str, int] | None:
+    """A clause opening with one of the user's people (我爱人…, "my friend …"): the relation with the name said
+    (我爱人叫王芳 / 我女儿思琪 → spouse or child; 我朋友阿杰, "my friend Jake" → 阿杰 is a friend), then what the
+    clause says of them, theirs: by name, or for an unnamed spouse or parent the relation itself ("@spouse", which
+    the slots resolve to the name they know). Answers (claims, whom a following clause goes on, how much of `rest`
+    — the sentence from the clause on — a naming row read), or None for a clause about someone else (a pet, 他)."""
+    match = (_ZH_ABOUT if chinese else _EN_ABOUT).match(clause)
+    if match is None:
+        return None
+    word = match.group("rel")
+    family = (_ZH_RELATIVE_WORDS if chinese else _EN_RELATIVE_WORDS).get(word if chinese else word.lower(), "")
+    after = clause[match.end():]
+    if family:
+        claims, used = _first_row(rows, rest, clause, False, chinese, RELATIVES)  # 我老公叫张伟, "one son, Oskar"
+        names = [c.value for c in claims or () if c.predicate == family]
+        if len(names) == 1:
+            return claims + _theirs(names[0], clause[used:], rows, chinese), names[0], used
+        if claims:
+            return claims, "", used
+    name, tail = _introduced(after, chinese)
+    if name:
+        said = Claim(predicate=family, value=name) if family else Claim(subject=name, predicate="relation",
+                                                                         value=word.lower())
+        return [said, *_theirs(name, tail, rows, chinese)], name, 0
+    if not family:
+        return [], "", 0  # "my friend is a doctor": which friend is not said
+    return _theirs("@" + family, after, rows, chinese), "@" + family, 0
+
+
+def _introduced(rest: str, chinese: bool) -> tuple[str, str]:
+    """(the name a relation word introduces, what follows it): 思琪 of 思琪今年五岁, 小丽 of 是小丽, 阿杰 of 叫阿杰,
+    Jake of "Jake is a pilot"; ("", rest) when no name follows."""
+    if chinese:
+        called = _ZH_CALLED_NAME.match(rest)
+        if called:
+            name = values.clean_zh("name", called.group("name"))
+            return (name, "") if name else ("", rest)
+        is_name = rest.startswith("是")
+        name = segment.given_name_at(rest[is_name:]) or ""
+        tail = rest[is_name + len(name):]
+        if name and is_name and tail.strip():
+            return "", rest  # 是小丽 names her; 是王芳的同事 does not
+        return (name, tail) if name else ("", rest)
+    named = _EN_NAMED_AS.match(rest)
+    name = values.clean_en("name", named.group("name")) if named else ""
+    return (name, rest[named.start("name") + len(name):]) if name else ("", rest)
+
+
+def _theirs(subject: str, text: str, rows: list[Pattern], chinese: bool) -> list[Claim]:
+    """What a clause says of one of the user's people, as if they said it of themselves (我爱人|是医生 → 我是医生,
+    "my wife|'s birthday is …" → "my birthday is …"), with them as its subject; what is only the user's own
+    (a nickname, the reply language) is never theirs."""
+    text = text.strip(" ,，")
+    if not text:
+        return []
+    if chinese:
+        text = "我" + text
+    else:
+        third = _EN_THIRD.match(text)
+        if third is None:
+            return []
+        first = ("I am" if third.group("be") else "my" if third.group("own") else "I have" if third.group("has")
+                 else "I " + _EN_BASE.sub(lambda m: "y" if m.group(0) == "ies" else "", third.group("verb")))
+        text = first + " " + text[third.end():].lstrip()
+    claims, _ = _first_row(rows, text, text, False, chinese, _THEIRS)
+    return [Claim(subject=subject if c.subject == "user" else c.subject, predicate=c.predicate, value=c.value,
+                  negative=c.negative) for c in claims or ()]
 
 
 def _first_row(rows: list[Pattern], text: str, clause: str, requests_only: bool, chinese: bool,

@@ -38,12 +38,14 @@ __all__ = [
 ]
 
 # The seed's predicates first, then the families of ../shared/bench/facts/README.md; any other predicate a person
-# asserts by hand is kept too (multi-valued), but rules and models only ever assert these.
+# asserts by hand is kept too (multi-valued), but rules and models only ever assert these. `relation` is what a named
+# someone is to the user (阿杰 · relation · 朋友): never the user's own.
 SINGLE_VALUED = ("nickname", "name", "calledBy", "persona", "role", "model", "language", "location", "hometown",
                  "job", "employer", "spouse", "partner", "birthday", "age")
 MULTI_VALUED = ("preference", "personality", "path", "tag", "skill", "habit", "education", "child", "parent",
-                "sibling", "pet", "allergy", "diet", "health", "goal", "owns", "trait", "dislike")
+                "sibling", "pet", "allergy", "diet", "health", "goal", "owns", "trait", "dislike", "relation")
 PREDICATES = SINGLE_VALUED + MULTI_VALUED
+OF_OTHERS = frozenset({"relation"})  # never a claim about the user (a model's `relation` of the user is dropped)
 _PREDICATE_SHAPE = re.compile(r"^[A-Za-z][A-Za-z_]{0,59}$")
 PREDICATE_SHAPE = _PREDICATE_SHAPE  # the dashboard's fact form tells a person which rule a predicate broke
 MAX_VALUE_CHARS = 200
@@ -68,11 +70,24 @@ def apply_claims(space: MemorySpace, claims: Iterable[Claim], *, source_entry: E
     """Run claims through the slot pipeline (inside the caller's transaction); unknown predicates are dropped."""
     changes = FactChanges()
     for claim in claims:
-        if claim.predicate not in PREDICATES:
+        subject = relative_named(space, claim.subject, origin) if claim.subject.startswith("@") else claim.subject
+        if claim.predicate not in PREDICATES or not subject or (subject == "user" and claim.predicate in OF_OTHERS):
             continue
-        changes.extend(assert_fact(space, claim.subject or "user", claim.predicate, claim.value,
+        changes.extend(assert_fact(space, subject or "user", claim.predicate, claim.value,
                                    negative=claim.negative, origin=origin, method=method, source_entry=source_entry))
     return changes
+
+
+def relative_named(space: MemorySpace, reference: str, origin: str = "local") -> str:
+    """Whom "@spouse" (my wife's birthday, 我爱人是医生) means: the name of the user's one active spouse (child,
+    parent …) of that origin, or "" while none is known or two are (two children: which one is not said)."""
+    named = {_NOTE.sub("", value) for value in Fact.objects.filter(
+        space=space, origin=origin, subject="user", predicate=reference[1:], status=Fact.Status.ACTIVE,
+        negative=False).values_list("value", flat=True)}
+    return named.pop() if len(named) == 1 else ""
+
+
+_NOTE = re.compile(r"\s*\([^)]*\)$")  # "Sesame (tabby)": the name without what it is
 
 
 def assert_fact(space: MemorySpace, subject: str, predicate: str, value: str, *, negative: bool = False,

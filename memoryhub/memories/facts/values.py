@@ -121,8 +121,8 @@ def clean_en(kind: str, raw: str) -> str:
         while words and words[-1].lower() in _NOT_NAMES:
             words.pop()
         value = " ".join(words)
-        if not words or words[0].lower() in _NOT_NAMES or words[0].lower() in _EN_STOP:
-            return ""
+        if not words or words[0].lower() in _NOT_NAMES or words[0].lower() in _EN_STOP or value.endswith("'s"):
+            return ""  # "my sister is Maria's mother": a possessive names someone else
         return value
     if kind == "nick":
         value = _EN_TRAIL.sub("", value).strip(" \"'.")
@@ -243,8 +243,8 @@ def _zh_name(value: str) -> str:
     """The name at the front of the text: 朵朵 of 朵朵今年五岁, at most four characters unless it is one word."""
     if re.fullmatch(r"[A-Za-z][A-Za-z.'-]*(?: [A-Za-z][A-Za-z.'-]*){0,2}", value):
         return value  # an English name in Chinese text (我的英文名叫Kevin)
-    if value in segment.NOT_NAMES:
-        return ""
+    if value in segment.NOT_NAMES or value[0] in "我你您他她它":
+        return ""  # 我老公叫我早点回家: 叫 tells someone what to do, it names no one
     if len(value) <= 4 and not _zh_pointing(value):
         return value if value[0] not in "去来做把给帮起回到吃看的了个一你他她它我们这那就也都在是要会能想让过着说问不没" else ""
     taken = ""

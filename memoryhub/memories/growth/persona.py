@@ -191,14 +191,17 @@ def shown(predicate: str, found: list[Fact], groups: dict[str, list[Fact]]) -> l
     return list({f.value.casefold(): f for f in found}.values())[-MAX_VALUES_PER_LINE:]
 
 
+def frame_lines(facts: list[Fact], dislikes: list[Fact] = ()) -> list[tuple[str, list[str]]]:
+    """(predicate, the values its line shows) in frame order: what the frame says, before it is words (the
+    dashboard names each predicate in the reader's language; agents read `render`'s English labels)."""
+    groups = dict(grouped(facts, dislikes))
+    found = [(predicate, [f.value for f in shown(predicate, facts_of, groups)]) for predicate, facts_of in groups.items()]
+    return [(predicate, values) for predicate, values in found if values]
+
+
 def render(facts: list[Fact], events: list[str], dislikes: list[Fact] = ()) -> str:
     """Facts (oldest first), dislikes and events to frame text; single-valued slots show one value, local first."""
-    groups = dict(grouped(facts, dislikes))
-    lines: list[str] = []
-    for predicate, found in groups.items():
-        kept = shown(predicate, found, groups)
-        if kept:
-            lines.append(f"{label(predicate)}: " + "; ".join(f.value for f in kept))
+    lines = [f"{label(predicate)}: " + "; ".join(values) for predicate, values in frame_lines(facts, dislikes)]
     if events:
         lines.append(f"{EVENTS_LABEL}:")
         lines += [f"- {event}" for event in events]

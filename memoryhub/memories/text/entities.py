@@ -155,11 +155,20 @@ def mentions(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
             add(word, "tech")
     unlabelled = SPEAKER_LABEL.sub("", stripped)
     for name, kind in english_names(unlabelled, known):
-        add(name, kind)
+        add(full_name(name, known) if kind in ("person", "name") else name, kind)
     if segment.has_chinese(unlabelled):
         for name, kind in chinese_names(unlabelled):
             add(name, kind)
     return list(found.values())[:50]
+
+
+def full_name(name: str, known: set[str] | frozenset[str]) -> str:
+    """"Marco" where the space knows "Marco Rossi": that person, if no other known name starts so (two Marcos:
+    which one is not said, and the short name stays as it is)."""
+    if " " in name:
+        return name
+    longer = [k for k in known if k.startswith(name + " ") and k[len(name) + 1:][:1].isupper()]
+    return longer[0] if len(longer) == 1 else name
 
 
 def extract_entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[str]:
@@ -239,7 +248,8 @@ def _kind(name: str, before: str, after: str, two_before: str) -> str:
     if after in _PROJECT_AFTER:
         return "project"
     if before in _PERSON_BEFORE or after in _PERSON_AFTER or (before in ("is", "named", "called")
-                                                                and two_before in _PERSON_BEFORE):
+                                                                and two_before in _PERSON_BEFORE) \
+            or (before == "to" and two_before in ("married", "engaged")):
         return "person"  # "my wife is Lin Yue", "a friend named Ola"
     if before in _PLACE_BEFORE:
         return "place"
@@ -255,13 +265,18 @@ def chinese_names(text: str) -> list[tuple[str, str]]:
     for match in _CALLED_ZH.finditer(text):
         if _called_name(match.group(2), text[max(0, match.start() - 2):match.start()], match.group("how")):
             found.append((match.group(2), "person"))
+    for match in _RELATION_ZH.finditer(text):
+        name = segment.given_name_at(text[match.end():])
+        if name:
+            found.append((name, "person"))  # 我女儿思琪, 我朋友阿杰, 我老婆是小丽: a given name, introduced
     for match in _FAMILIAR_ZH.finditer(text):
         if match.group(1) not in segment.NOT_NAMES:
             found.append((match.group(1), "person"))  # 老周, 小王: how colleagues and friends are called
     tagged = segment.tagged(text)
     for n, (word, tag) in enumerate(tagged):
         kind = segment.PROPER_TAGS.get(tag)
-        if kind is None or kind == "name" or len(word) < 2 or word in segment.NOT_NAMES or not segment.has_chinese(word):
+        if kind is None or kind == "name" or len(word) < 2 or word in segment.NOT_NAMES or not segment.has_chinese(word) \
+                or (kind == "person" and word[0] in segment.NOT_A_NAME_START):  # 叫琳琳 is tagged one name
             continue  # nz (other proper nouns) are mostly common terms in jieba's dictionary (嵌入式, 中文)
         before = tagged[n - 1][0] if n else "\n"
         following = tagged[n + 1][0] if n + 1 < len(tagged) else "\n"
@@ -274,7 +289,8 @@ def chinese_names(text: str) -> list[tuple[str, str]]:
             continue  # 江西人, 上海人: where someone is from, not a name
         elif kind == "person" and following in _WORKS_ZH:
             kind = "organisation"  # 我在华为上班
-        elif kind == "person" and (_alone(before, following) or not segment.looks_like_person(word, tag)):
+        elif kind == "person" and (_alone(before, following) or following in _ASPECT_ZH
+                                   or not segment.looks_like_person(word, tag)):
             continue  # 明白，…: a word that is a clause of its own is an answer or a greeting, not a mention
         found.append((word, kind))
     return found
@@ -289,6 +305,8 @@ def _called_name(word: str, before: str, how: str) -> bool:
     name does: a surname and a given name, a 小/老/阿 form, a doubled 朵朵, or one the dictionary tags a person."""
     if word in segment.NOT_NAMES:
         return False
+    if how in ("叫我", "叫你") and segment.tagged(word)[0][1].startswith(("d", "v", "p", "t", "m", "r", "c")):
+        return False  # 朋友叫我早点睡: 叫 as "tell to", what follows is what to do
     if how != "叫" or any(before.endswith(w) for w in segment.RELATIVE_AND_PET_WORDS):
         return True
     if (word[0] in _NICK_PREFIX and len(word) == 2) or word[:1] * 2 == word or segment.looks_like_person(word):
@@ -297,6 +315,9 @@ def _called_name(word: str, before: str, how: str) -> bool:
     return len(tags) == 1 and tags[0][1] in ("nr", "nrfg", "nrt")
 
 
+_ASPECT_ZH = frozenset("了 过 着".split())  # 明白了: a verb, whatever the dictionary's tag
+# One of the user's people named right after the word for them (是 between allowed): 我女儿思琪, 我老婆是小丽
+_RELATION_ZH = re.compile("(?:" + "|".join(sorted(segment.PEOPLE_WORDS, key=len, reverse=True)) + ")(?:是)?")
 _WORKS_ZH = frozenset("上班 工作 任职 实习 公司 集团 打工 入职".split())
 # The nouns that make a proper name before them one institution's name
 _INSTITUTIONS = frozenset("""小学 中学 大学 学院 学校 幼儿园 医院 银行 博物馆 美术馆 图书馆 研究所 研究院 公司 集团 体育馆

@@ -46,6 +46,9 @@ NOT_NAMES = frozenset(
 RELATIVE_AND_PET_WORDS = frozenset(
     """老公 老婆 丈夫 妻子 爱人 媳妇 先生 太太 男朋友 女朋友 对象 儿子 女儿 孩子 宝宝 闺女 小孩 爸爸 妈妈 父亲 母亲 哥哥 姐姐
     弟弟 妹妹 朋友 同事 同学 室友 邻居 老板 猫 狗 猫咪 狗狗 小猫 小狗 宠物 兔子 仓鼠 鹦鹉""".split())
+# The words for people among them, and a few more (闺蜜, 老伴): what may introduce a person by a given name alone
+PEOPLE_WORDS = (RELATIVE_AND_PET_WORDS - frozenset("猫 狗 猫咪 狗狗 小猫 小狗 宠物 兔子 仓鼠 鹦鹉".split())) | frozenset(
+    "闺蜜 老伴 媳妇儿 女婿 儿媳 上司 领导 搭档 合伙人 表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹".split())
 
 
 def looks_like_person(word: str, tag: str = "") -> bool:
@@ -57,6 +60,35 @@ def looks_like_person(word: str, tag: str = "") -> bool:
         return True
     surname = 2 if word[:2] in ZH_COMPOUND_SURNAMES else 1
     return word[:surname] in ZH_SURNAMES and len(word) <= surname + 2
+
+
+_NAME_TAGS = ("nr", "nrfg", "nrt")
+_NOT_A_DOUBLED_NAME = ("d", "t", "m", "v", "ad")  # 天天, 常常, 笑笑: doubled adverbs, times and verbs
+NOT_A_NAME_START = frozenset("叫姓是在的和跟与也都就还又很最太去来做把给帮回到吃喝看想要会能让说问不没这那你他她它我")  # 叫思琪 is one "nr"
+_ASPECT = frozenset("了 过 着".split())  # 明白了: a word a particle follows is a verb, whatever its tag
+
+
+def given_name_at(text: str) -> str:
+    """The name at the very start of `text`, where a relation word has just introduced someone (我女儿|思琪今年五岁,
+    我朋友|阿杰): a word the dictionary tags a person, 小/老/阿 and a surname (小张, 老周), or a doubled given name
+    (朵朵, 乐乐). Only for that place: alone, 思琪 or 朵朵 could be anything, and 明白, 城市 stay words."""
+    words = tagged(text)
+    if not words:
+        return ""
+    word, tag = words[0]
+    following = words[1][0] if len(words) > 1 else ""
+    if len(word) == 3 and tag in _NAME_TAGS and word[2] in NOT_A_NAME_START:
+        word, following = word[:2], word[2]  # 晓雯要结婚了: the dictionary glued the verb to the name
+    if (not 2 <= len(word) <= 3 or not has_chinese(word) or word in NOT_NAMES or following in _ASPECT
+            or word[0] in NOT_A_NAME_START):
+        return ""
+    if tag in _NAME_TAGS and not word.endswith("人"):  # 杭州人 says where someone is from
+        return word
+    if len(word) == 2 and word[0] in "小老阿" and (word[1] in ZH_SURNAMES or word[0] == "阿"):
+        return word
+    if len(word) == 2 and word[0] == word[1] and not tag.startswith(_NOT_A_DOUBLED_NAME):
+        return word
+    return ""
 
 
 def _segmenter():

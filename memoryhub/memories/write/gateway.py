@@ -200,7 +200,16 @@ def _known_entities(space: MemorySpace, text: str) -> set[str]:
         return set()
     found = sql.rows(f"SELECT DISTINCT name FROM memories_entityref WHERE space_id = %s "
                      f"AND name IN ({sql.placeholders(candidates)})", [space.pk, *candidates])
-    return {name for (name,) in found}
+    # and the full names a first name may be short for ("Marco" → "Marco Rossi"; entities.full_name decides),
+    # each a range of the (space, name) index: "Marco " up to "Marco!"
+    firsts = [c for c in candidates if c.isalpha()][:SHORT_NAMES]
+    longer = sql.rows(" UNION ".join(["SELECT * FROM (SELECT DISTINCT name FROM memories_entityref "
+                                      "WHERE space_id = %s AND name > %s AND name < %s LIMIT 3)"] * len(firsts)),
+                      [v for c in firsts for v in (space.pk, c + " ", c + "!")]) if firsts else []
+    return {name for (name,) in [*found, *longer]}
+
+
+SHORT_NAMES = 20  # capitalised words of one text looked up as the first name of a known full name
 
 
 def _insert(entry: Entry, tokens: list[str], actor: str) -> tuple[Entry, bool]:
