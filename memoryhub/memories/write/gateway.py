@@ -201,10 +201,10 @@ def _known_entities(space: MemorySpace, text: str) -> set[str]:
     found = sql.rows(f"SELECT DISTINCT name FROM memories_entityref WHERE space_id = %s "
                      f"AND name IN ({sql.placeholders(candidates)})", [space.pk, *candidates])
     # and the full names a first name may be short for ("Marco" → "Marco Rossi"; entities.full_name decides),
-    # each a range of the (space, name) index: "Marco " up to "Marco!"
+    # each a range of the (space, name) index: "Marco " up to "Marco!" (PostgreSQL before 16 needs the alias)
     firsts = [c for c in candidates if c.isalpha()][:SHORT_NAMES]
     longer = sql.rows(" UNION ".join(["SELECT * FROM (SELECT DISTINCT name FROM memories_entityref "
-                                      "WHERE space_id = %s AND name > %s AND name < %s LIMIT 3)"] * len(firsts)),
+                                      "WHERE space_id = %s AND name > %s AND name < %s LIMIT 3) AS known"] * len(firsts)),
                       [v for c in firsts for v in (space.pk, c + " ", c + "!")]) if firsts else []
     return {name for (name,) in [*found, *longer]}
 
