@@ -45,7 +45,7 @@ def matched(family, token, fact):
     return not negative and predicate in FAMILIES.get(family, [family])
 
 
-@pytest.mark.parametrize("name", ["facts_heldout.jsonl", "facts_probe.jsonl", "facts_probe2.jsonl"])
+@pytest.mark.parametrize("name", ["facts_heldout.jsonl", "facts_probe.jsonl", "facts_probe2.jsonl", "facts_probe3.jsonl"])
 def test_our_own_statements_meet_the_targets_in_both_languages(name):
     expected = found = produced = negatives = with_fact = 0
     by_language = {"en": [0, 0], "zh": [0, 0]}
@@ -78,6 +78,8 @@ def test_our_own_statements_meet_the_targets_in_both_languages(name):
     "我朋友叫小李。", "Lesson learned: always pin the base image.", "Can you book a table for two at 7?",
     "他叫王刚，是我的同学。", "我女儿叫朵朵，今年五岁。",
     "We will deploy on Fridays only.", "I used to run every morning.", "I could swim every day if I had time.",
+    "小张住在广州，在阿里巴巴工作。", "小王对芒果过敏。", "王总住在上海浦东。", "李老师在清华大学教书。",
+    "Should I call my wife Anna?", "My friend's sister Lucy is nice.", "I'm not a morning person.",
 ])
 def test_other_people_questions_hypotheticals_requests_and_events_give_the_user_nothing_they_did_not_say(text):
     said = [c for c in claims(text) if c[0] not in ("child",)]
@@ -105,6 +107,12 @@ def test_a_relative_named_by_the_user_belongs_to_the_user_but_their_own_facts_do
     ("我不能喝酒。", [("preference", "喝酒", True)]),
     ("公司的同事都叫我小王，你也叫我小王吧。", [("nickname", "小王", False)]),
     ("别再叫我老王了，新朋友都叫我阿杰。", [("nickname", "老王", True), ("nickname", "阿杰", False)]),
+    ("I live with my partner Sam in Portland.", [("location", "Portland", False), ("partner", "Sam", False)]),
+    ("We went hiking with my brother Tom last week.", [("sibling", "Tom", False)]),
+    ("我昨天带我女儿朵朵去了公园。", [("child", "朵朵", False)]),
+    ("我有两个孩子，大的叫乐乐，小的叫欢欢。", [("child", "乐乐", False), ("child", "欢欢", False)]),
+    ("I'm allergic to dogs, unfortunately.", [("allergy", "dogs", False)]),
+    ("我喜欢爬山和游泳。", [("preference", "爬山", False), ("preference", "游泳", False)]),
 ])
 def test_relatives_pets_dislikes_and_nicknames_said_in_passing(text, expected):
     assert claims(text) == expected

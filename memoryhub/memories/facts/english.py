@@ -15,6 +15,12 @@ _REL = (r"(?:'s\s+name\s+is|'s\s+called|'s\s+named|\s+is\s+called|\s+is\s+named|
 _DESC = (r"(?:(?:a|an|the|my|our)\s+(?:[\w'-]+\s+){0,3}?(?:(?:called|named)\s+|(?:in|near|outside|outside\s+of|"
          r"just\s+outside|on\s+the\s+outskirts\s+of)\s+))?")
 _LIKE_ADJ = r"(?:(?:big|huge|massive|great|true|real|die-hard|total)\s+)?"
+# How often something is done: what makes "I swim …" a habit rather than something that happened once
+_OFTEN = (r"(?:(?:every|each)\s+(?:single\s+)?(?:day|morning|evening|night|week|weekend|month|year|monday|tuesday|"
+          r"wednesday|thursday|friday|saturday|sunday)s?|(?:once|twice|three\s+times|four\s+times|\d+\s+times|"
+          r"several\s+times|a\s+few\s+times)\s+(?:a|per|every)\s+(?:day|week|month|year)|daily|weekly|"
+          r"nightly|on\s+(?:weekends|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|"
+          r"in\s+(?:my|our)\s+(?:spare|free|own)\s+time|most\s+(?:days|mornings|evenings|nights|weekends))")
 
 
 def _relation(family: str, examples: tuple) -> list[P]:
@@ -49,6 +55,7 @@ ROWS: list[P] = [
       (("The name's Dmitri.", "Dmitri"), ("my name is Bob Smith", "Bob Smith"))),
     P("name", r"i\s+am\s+called\s+<nick>", (("I am called Ines.", "Ines"),)),
     P("name", r"(?:this\s+is|it\s+is)\s+<name>\s+(?:here|speaking)", (("Hi, this is Kofi here.", "Kofi"),)),
+    P("name", r"<name>\s+here{end}", (("Hi there, Priyanka here.", "Priyanka"),)),
 
     # --- the language to answer in, or the user's own ---
     P("language", r"(?:please\s+)?(?:always\s+|only\s+|just\s+)?(?:reply|respond|answer|talk|speak|write|chat|"
@@ -97,9 +104,11 @@ ROWS: list[P] = [
       (("My hometown is Utrecht.", "Utrecht"), ("My hometown is a tiny village called Hallstatt.", "Hallstatt"))),
     P("location", r"(?:i|we)\s+(?:do\s+not|no\s+longer)\s+live\s+in\s+<place>",
       (("I don't live in Boston anymore.", "Boston"),), negative=True),
-    P("location", r"(?:i|we)\s+{adv}(?:live|reside|stay|have\s+lived|have\s+been\s+living)\s+in\s+" + _DESC + "<place>",
+    P("location", r"(?:i|we)\s+{adv}(?:live|reside|stay|have\s+lived|have\s+been\s+living)(?:\s+with\s+(?:my|our|a|two|three)"
+                  r"(?:\s+[\w'-]+){1,4}?)?\s+in\s+" + _DESC + "<place>",
       (("I live in Rotterdam with my family.", "Rotterdam"), ("I currently reside in Lyon.", "Lyon"),
-       ("I live in a small flat in Lisbon.", "Lisbon"), ("I've lived in Vancouver for ten years", "Vancouver"))),
+       ("I live in a small flat in Lisbon.", "Lisbon"), ("I've lived in Vancouver for ten years", "Vancouver"),
+       ("I live with my partner Sam in Portland.", "Portland"))),
     P("location", r"(?:i\s+am|we\s+are)\s+{adv}(?:living|based|located|settled)\s+in\s+" + _DESC + "<place>",
       (("I am based in Austin these days.", "Austin"),)),
     P("location", r"(?:i|we)\s+(?:have\s+)?(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+to\s+<place>",
@@ -117,6 +126,11 @@ ROWS: list[P] = [
     P("allergy", r"i\s+(?:have|have\s+got|got)\s+(?:a|an)\s+(?:(?:severe|mild|bad|serious|slight|terrible|deadly|"
                  r"life-threatening|nasty)\s+)?(?P<v__word__0>[\w\s-]{2,30}?)\s+allerg(?:y|ies)",
       (("I have a severe nut allergy.", "nut"),)),
+    P("allergy", r"<things>\s+(?:gives?|causes?)\s+me\s+(?:a|an)?\s*(?:(?:bad|severe|mild|serious|nasty|terrible)\s+)?"
+                 r"(?:allergic\s+reactions?|allergies|an\s+allergy|hives)",
+      (("Penicillin gives me a bad allergic reaction.", "Penicillin"),)),
+    P("allergy", r"i\s+(?:get|have|had)\s+(?:a|an)?\s*(?:(?:bad|severe|mild|serious)\s+)?allergic\s+reactions?\s+to\s+<things>",
+      (("I get an allergic reaction to latex.", "latex"),)),
     P("allergy", r"i\s+have\s+(?:allergies|an\s+allergy)\s+to\s+<things>", (("I have an allergy to wasps.", "wasps"),)),
     P("health", r"i\s+(?:have|have\s+got|got|suffer\s+from|live\s+with|am\s+living\s+with|struggle\s+with|deal\s+with|"
                 r"was\s+diagnosed\s+with|have\s+been\s+diagnosed\s+with|got\s+diagnosed\s+with)\s+"
@@ -129,8 +143,10 @@ ROWS: list[P] = [
                 r"gluten\s+intolerant|colou?rblind|deaf|hard\s+of\s+hearing|pregnant|short-sighted|nearsighted|"
                 r"autistic|dyslexic)\b", (("I'm diabetic.", "diabetic"), ("I am pregnant", "pregnant"))),
     P("diet", r"i\s+(?:am|have\s+been|went)\s+{adv}(?:a\s+|an\s+)?(?:strict\s+|full\s+|mostly\s+|mainly\s+|fully\s+)?"
-              r"(?P<v__word__0>{diet})(?:\s+(?:for|since)\b[^,;:]*)?{end}",
-      (("I'm vegetarian.", "vegetarian"), ("I am a strict vegan", "vegan"), ("I've been vegan for five years.", "vegan"))),
+              r"(?P<v__word__0>{diet})(?:\s+(?:because\s+of|due\s+to)\s+(?:my\s+|a\s+)?(?P<health__word__1>{condition})|"
+              r"\s+(?:for|since|because)\b[^,;:]*)?{end}",
+      (("I'm vegetarian.", "vegetarian"), ("I am a strict vegan", "vegan"), ("I've been vegan for five years.", "vegan"),
+       ("I'm gluten-free because of celiac disease.", "celiac disease"))),
     P("diet", r"i\s+(?:eat|follow|keep|am\s+on|do|eat\s+only|only\s+eat)\s+(?:a\s+|an\s+)?(?:strict\s+)?"
               r"(?P<v__word__0>{diet}|low[-\s]carb|mediterranean|intermittent\s+fasting|halal|kosher)(?:\s+(?:diet|food))?",
       (("I follow a keto diet.", "keto"), ("I keep kosher.", "kosher"))),
@@ -157,6 +173,8 @@ ROWS: list[P] = [
       (("Our kids Leo and Zoe are at school.", "Leo"),)),
     *_relation("child", (("My daughter Ava just turned six.", "Ava"), ("We have a son named Ravi.", "Ravi"))),
     *_relation("parent", (("My father's name is Rashid.", "Rashid"), ("I have a stepmom called Jill.", "Jill"))),
+    P("parent", r"(?:mom|mum|dad|mother|father|mama|papa|mommy|mummy|daddy)(?:'s\s+name\s+is|\s+is\s+called)\s+<name>",
+      (("Dad's name is Ahmed.", "Ahmed"),)),
     *_relation("sibling", (("My older brother Tom is a chef.", "Tom"), ("I have a twin sister named Grace.", "Grace"))),
     P("pet", r"{have}\s+(?:two|three|four|\d)\s+(?P<note>{pet})s\s*[,:]\s*(?:called\s+|named\s+)?<names>",
       (("We've got two cats, Salt and Pepper.", "Salt (cat)"),)),
@@ -169,10 +187,11 @@ ROWS: list[P] = [
 
     # --- work and study ---
     P("employer", r"(?:i|we)\s+{adv}(?:work|am\s+working|have\s+been\s+working|intern)(?:\s+(?:remotely|part-time|"
-                  r"full-time|freelance|from\s+home))?\s+(?:at|for)\s+<org>"
+                  r"full-time|freelance|from\s+home))?(?:\s+in\s+(?P<note>[a-z][\w\s-]{1,30}?))?\s+(?:at|for)\s+<org>"
                   r"(?:\s+as\s+(?:{a})?<job:job>)?",
       (("I work at Spotify.", "Spotify"), ("I've been working for Deloitte since 2019.", "Deloitte"),
-       ("I work for a bank", "bank"), ("I work remotely for a fintech startup called Plaid.", "Plaid"))),
+       ("I work for a bank", "bank"), ("I work remotely for a fintech startup called Plaid.", "Plaid"),
+       ("I work in marketing at Unilever.", "Unilever (marketing)"))),
     P("job", r"i\s+work\s+as\s+(?:{a})?<job>(?:\s+(?:at|for|in)\s+<employer:org>)?",
       (("I work as a nurse at the children's hospital.", "nurse"),)),
     P("employer", r"i\s+am\s+(?:employed|hired)\s+(?:by|at)\s+<org>", (("I'm employed by Siemens.", "Siemens"),)),
@@ -186,6 +205,9 @@ ROWS: list[P] = [
              r"\s+from\s+<hometown:place>)?",
       (("I'm a high school chemistry teacher.", "high school chemistry teacher"),
        ("I'm a planner at Maersk", "planner"), ("I've been a firefighter for twelve years.", "firefighter"))),
+    P("job", r"as\s+(?:a|an)\s+(?!former\b|retired\b|ex-)<job>(?=\s+(?:i|myself|me)\b|{end})",
+      (("As a nurse I see this all the time.", "nurse"), ("As a freelance designer, I set my own hours.",
+                                                          "freelance designer")), gate="ephemeral"),
     P("job", r"i\s+am\s+(?P<v__word__0>retired|unemployed|self-employed|between\s+jobs|a\s+stay-at-home\s+\w+)\b",
       (("I'm retired.", "retired"),)),
     P("job", r"my\s+(?:job|occupation|profession)\s+is\s+(?:being\s+)?(?:{a})?<job>", (("My job is nursing assistant.",
@@ -221,13 +243,18 @@ ROWS: list[P] = [
       value="alcohol"),
     P("preference", r"i\s+(?:do\s+not|never)\s+smoke\b", (("I never smoke.", "smoking"),), negative=True,
       value="smoking"),
+    P("preference", r"(?:i\s+am\s+)?(?:really\s+)?not\s+(?:a|an|much\s+of\s+a|really\s+a)\s+(?:big\s+|huge\s+)?"
+                    r"<things>\s+(?:drinker|eater|fan|lover)\b",
+      (("Not a coffee drinker myself, I stick to tea.", "coffee"), ("I'm not much of a beer drinker.", "beer")),
+      negative=True),
     P("preference", r"i\s+(?:avoid|stay\s+away\s+from|steer\s+clear\s+of)\s+<things>",
       (("I avoid caffeine.", "caffeine"),), negative=True),
     P("preference", r"my\s+(?P<note>(?:all-time\s+|absolute\s+)?favou?rite\s+[\w\s-]{1,30}?)\s+(?:is|are|has\s+to\s+be|"
                     r"would\s+be)\s+<things>",
       (("My favourite food is ramen.", "ramen (favourite food)"),)),
-    P("preference", r"<things>\s+(?:is|are)\s+my\s+(?P<note>(?:all-time\s+|absolute\s+)?favou?rite\s+[\w\s-]{1,30}?)"
-                    r"{end}", (("Jazz is my favourite kind of music.", "Jazz (favourite kind of music)"),)),
+    P("preference", r"<things>\s+(?:is|are)\s+my\s+(?P<note>(?:all-time\s+|absolute\s+)?favou?rite(?:\s+[\w\s-]{1,30}?)?)"
+                    r"{end}", (("Jazz is my favourite kind of music.", "Jazz (favourite kind of music)"),
+                               ("Sushi is my all-time favorite.", "Sushi (all-time favorite)"))),
     P("preference", r"i\s+{adv}(?:like|love|enjoy|adore|prefer|dig|am\s+{adv}(?:a\s+" + _LIKE_ADJ + r"(?:fan|lover)\s+of|"
                     r"into|crazy\s+about|passionate\s+about|obsessed\s+with|fond\s+of|keen\s+on|mad\s+about))\s+<things>",
       (("I really enjoy baking sourdough.", "baking sourdough"), ("I'm a huge fan of jazz.", "jazz"),
@@ -244,6 +271,9 @@ ROWS: list[P] = [
                r"talented|competent|excellent|brilliant|not\s+bad)\s+(?:at|in|with)\s+<things>",
       (("I'm fluent in Arabic.", "Arabic"), ("I'm good at chess", "chess")), gate="ephemeral"),
     P("skill", r"i\s+know\s+how\s+to\s+<thing>", (("I know how to sail.", "sail"),), gate="ephemeral"),
+    # before the skill of years: done that often, it is a habit
+    P("habit", r"(?:i|we)\s+have\s+been\s+(?P<v__thing__0>[a-z]+ing\b[^,;:]{0,40}?\b" + _OFTEN + r")\b",
+      (("I've been practicing yoga daily for five years.", "practicing yoga daily"),), gate="habit"),
     P("skill", r"i\s+have\s+(?:been\s+)?(?:playing|played|coding\s+in|coded\s+in|programming\s+in|doing|done|"
                r"practi[cs]ing|practi[cs]ed|speaking|spoken|writing)\s+(?P<v__thing__0>[^,;:]+?)\s+(?:for\s+(?:(?:over\s+|"
                r"almost\s+|about\s+)?[\w-]+\s+(?:years?|decades?)|ages|a\s+long\s+time|years)|since\s+(?:i\s+was|"
@@ -270,12 +300,9 @@ ROWS: list[P] = [
     # a modal or "used to" says what may, will or once did happen, not what they do: no habit
     P("habit", r"(?:i|we)\s+(?!am\b|was\b|have\b|had\b|do\s+not\b|did\b|will\b|would\b|could\b|should\b|might\b|"
                r"may\b|must\b|can\b|shall\b|used\s+to\b|are\s+going\b)(?P<v__thing__0>[a-z]+\b[^,;:]{0,60}?\b"
-               r"(?:(?:every|each)\s+(?:single\s+)?(?:day|morning|evening|night|week|weekend|month|year|monday|tuesday|"
-               r"wednesday|thursday|friday|saturday|sunday)s?|(?:once|twice|three\s+times|four\s+times|\d+\s+times|"
-               r"several\s+times|a\s+few\s+times)\s+(?:a|per|every)\s+(?:day|week|month|year)|daily|weekly|"
-               r"nightly|on\s+(?:weekends|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays))\b[^,;:]*)",
-      (("I meditate twice a day.", "meditate twice a day"), ("I go running every morning.", "go running every morning")),
-      gate="habit"),
+               + _OFTEN + r"\b[^,;:]*)",
+      (("I meditate twice a day.", "meditate twice a day"), ("I go running every morning.", "go running every morning"),
+       ("I write poetry in my spare time.", "write poetry in my spare time")), gate="habit"),
 
     # --- what they own ---
     P("owns", r"i\s+(?:own|drive|ride)\s+(?:a|an|two|the)\s+(?:(?:old|new|little|beat-up|used|vintage|red|"
@@ -283,7 +310,7 @@ ROWS: list[P] = [
       (("I drive a Subaru Outback.", "Subaru Outback"), ("I own an old Vespa.", "Vespa"))),
     P("owns", r"i\s+(?:have|have\s+got|got|own)\s+(?:a|an|two)\s+<brands>{end}",
       (("I've got a Kindle and an old iPad.", "iPad"), ("I have a Tesla.", "Tesla"))),
-    P("owns", r"i\s+own\s+(?:a|an|two|three|the)\s+<things>", (("I own a sailboat.", "sailboat"),
+    P("owns", r"(?:i|we)\s+own\s+(?:a|an|two|three|the)\s+<things>", (("I own a sailboat.", "sailboat"),
                                                                   ("I own two bikes and a kayak.", "kayak"))),
     P("owns", r"i\s+(?:have|have\s+got|got)\s+(?:a|an|two)\s+(?:new\s+|old\s+)?(?P<v__org__0>(?-i:[A-Z]|i[A-Z])[\w'.-]*"
               r"(?:\s+[\w'.-]+){0,2}?\s+\d+\w*)", (("I've got an iPhone 15.", "iPhone 15"),)),

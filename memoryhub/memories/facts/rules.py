@@ -57,7 +57,7 @@ _EN_CONTRACTIONS = [(re.compile(p, re.I), r) for p, r in (
 _EN_FILLER = re.compile(
     r"(?:(?:hey|hi|hello|hiya|yo|so|also|and|but|oh|ok|okay|well|btw|by\s+the\s+way|fyi|actually|honestly|anyway|"
     r"anyways|just\s+so\s+you\s+know|for\s+the\s+record|for\s+context|fun\s+fact|remember|remember\s+that|"
-    r"note\s+that|please\s+note\s+that|please\s+remember\s+that|keep\s+in\s+mind\s+that|as\s+you\s+know|"
+    r"note\s+that|please\s+note\s+that|please\s+remember\s+that|keep\s+in\s+mind(?:\s+that)?|bear\s+in\s+mind(?:\s+that)?|as\s+you\s+know|"
     r"you\s+know|to\s+be\s+honest|frankly|basically|yeah|yes|yep|um|uh|by\s+profession|by\s+trade|"
     r"professionally|originally|in\s+fact|personally|as\s+for\s+me|about\s+me|nice\s+to\s+meet\s+you|"
     r"good\s+(?:morning|evening|afternoon)|for\s+your\s+information|quick\s+note|just\s+a\s+heads\s+up|"
@@ -101,6 +101,9 @@ _ZH_OTHERS = re.compile(
     + r"|^(?:他|她|它|人家|别人|有人|那个人|这个人|小说|故事|电影|书里|文章)")
 _ZH_RELATIVE_FIRST = re.compile(vocab.alt(" ".join(vocab.ZH_RELATIONS.values())) + "(?:叫|名叫|的名字)")
 _ZH_YOU = re.compile(r"^(?:你|您|请)")
+# 王总, 李老师, 张医生: someone by surname and title opens the clause (小张 and 老周 are given_name_at's)
+_ZH_TITLED = re.compile(r"^(?:" + "|".join(segment.ZH_SURNAMES) + r")(?:总|老师|医生|大夫|经理|主任|师傅|教授|律师|"
+                        r"阿姨|叔叔|姐|哥|工|董|局|处|科长|所长|院长|校长|老板)")
 
 
 def extract(text: str) -> list[Claim]:
@@ -180,6 +183,7 @@ def _sentence_claims(sentence: str) -> list[Claim]:
     speaker_is_user = True  # whose clause a clause without a subject continues
     family = None  # the relative or pet the last clause spoke of (我家有两只猫，一只叫豆豆)
     relative = ""  # whom the last clause was about, when it named or pointed at one of the user's people
+    mentioned: list[Claim] = []  # the user's people named inside the user's own clauses ("I live with my partner Sam")
     consumed = 0
     for start, end in _clauses(body, chinese):
         if start < consumed:
@@ -193,6 +197,8 @@ def _sentence_claims(sentence: str) -> list[Claim]:
             continue
         clause_text, rest, shift, companion = _with_someone(clause_text, body[start + lead:], chinese)
         whose = _whose(clause_text, chinese)
+        if whose == "user" and not requests_only:
+            mentioned += _mentioned(clause_text, chinese)
         tries = [("", rest)]
         if chinese and whose == "none" and _ZH_RELATIVE_FIRST.match(clause_text):
             whose, tries = "other", [("我", "我" + rest)]  # 我大女儿叫甜甜，小女儿叫乐乐: still the user's daughter
@@ -232,6 +238,7 @@ def _sentence_claims(sentence: str) -> list[Claim]:
             speaker_is_user = True
         elif whose in ("other", "named"):
             speaker_is_user = False
+    found += [claim for claim in mentioned if claim not in found]
     if not requests_only:
         found += [Claim(predicate="path", value=p) for p in _paths(body)]
     return found
@@ -241,7 +248,7 @@ _ZH_NAMING = re.compile(r"^(?:一只|一条|一个|另一只|另一条|另一个
                         r"(?P<name>[\u4e00-\u9fffA-Za-z·]{1,8})$")
 _ZH_CHILD_WORDS = vocab.alt(vocab.ZH_RELATIONS["child"])[3:-1]
 _ZH_RELATIVE_WORDS = {word: family for family, words in vocab.ZH_RELATIONS.items() for word in words.split()}
-_ZH_FAMILY = re.compile(r"我(?:的|家)?(?P<rel>" + vocab.alt(" ".join(vocab.ZH_RELATIONS.values()))[3:-1] + ")"
+_ZH_FAMILY = re.compile(r"我(?:的|家)?(?:有(?:一|两|三|四|几)?(?:个|位)?)?(?P<rel>" + vocab.alt(" ".join(vocab.ZH_RELATIONS.values()))[3:-1] + ")"
                         r"|(?:有|养了?|养着)(?:一|两|三|几)?(?:个|只|条)?(?P<pet>" + vocab.ZH_PETS[3:-1] + ")")
 
 
@@ -291,7 +298,9 @@ def _whose(clause: str, chinese: bool) -> str:
             return "other"
         if _ZH_USER.match(clause):
             return "user"
-        return "you" if _ZH_YOU.match(clause) else "none"
+        if _ZH_YOU.match(clause):
+            return "you"
+        return "named" if _ZH_TITLED.match(clause) or segment.given_name_at(clause) else "none"
     if _EN_OTHERS.match(clause):
         return "other"
     if _EN_NAMED.match(clause):
@@ -385,6 +394,32 @@ def _about_relative(clause: str, rest: str, rows: list[Pattern], chinese: bool
     return _theirs("@" + family, after, rows, chinese), "@" + family, 0
 
 
+# Kin named where the user speaks of something else: "I live with my partner Sam", 我周末带我女儿朵朵去公园. Only the
+# family words (a friend may be anyone's), and not the ones that also mean a pet or a sweetheart (baby, boy, girl).
+_EN_KIN = vocab.alt(" ".join(w for words in vocab.EN_RELATIONS.values() for w in words.split()
+                             if w not in ("boy", "girl", "baby", "bro", "sis", "little_one")))
+_EN_MENTION = re.compile(r"\b(?:my|our)\s+(?:" + vocab.EN_RELATION_ADJ + r"\s+)*(?P<rel>" + _EN_KIN
+                         + r")(?:\s*,)?\s+(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))(?!')", re.I)
+_ZH_MENTION = re.compile(r"(?<=.)我(?:的|家)?(?P<rel>" + vocab.alt(" ".join(vocab.ZH_RELATIONS.values()))[3:-1] + ")")
+
+
+def _mentioned(clause: str, chinese: bool) -> list[Claim]:
+    """The user's kin named in passing inside a clause of the user's own: who they are to the user is said as
+    plainly as "my son Felix" at the start of a clause (what the clause says they did is not kept)."""
+    claims = []
+    if chinese:
+        for match in _ZH_MENTION.finditer(clause):
+            name = segment.given_name_at(clause[match.end():])
+            if name and match.group("rel") in _ZH_RELATIVE_WORDS:
+                claims.append(Claim(predicate=_ZH_RELATIVE_WORDS[match.group("rel")], value=name))
+        return claims
+    for match in _EN_MENTION.finditer(clause):
+        name = values.clean_en("name", match.group("name"))
+        if name and match.start() > 0:
+            claims.append(Claim(predicate=_EN_RELATIVE_WORDS[match.group("rel").lower()], value=name))
+    return claims
+
+
 def _introduced(rest: str, chinese: bool) -> tuple[str, str]:
     """(the name a relation word introduces, what follows it): 思琪 of 思琪今年五岁, 小丽 of 是小丽, 阿杰 of 叫阿杰,
     Jake of "Jake is a pilot"; ("", rest) when no name follows."""
@@ -468,6 +503,8 @@ def _claims(row: Pattern, match: re.Match, clause: str, chinese: bool) -> list[C
         pieces = [raw]
         if kind in values.LIST_KINDS:
             pieces = (values.SPLIT_LIST_ZH if chinese else values.SPLIT_LIST_EN).split(raw)
+            if chinese and not all(piece.strip() for piece in pieces):
+                pieces = [raw]  # 和朋友一起打球: 和 is "with" here, not a list
         for piece in pieces:
             value = row.value or clean(kind, piece)
             verb = match.groupdict().get("verb") or ""

@@ -75,7 +75,8 @@ _EN_POINTING = frozenset("it its this that these those there here them they thei
 _NOT_NAMES = frozenset(
     """ok okay fine good great well sorry sure here there back home done ready happy sad tired busy new old free
     afraid glad alright right wrong hungry sick ill away out in on up down just so not still also always never
-    the a an i me my you your he she it we they this that monday tuesday wednesday thursday friday saturday sunday
+    the a an i me my you your he she it we they this that everyone everybody nobody someone somebody anyone
+    anybody all both none monday tuesday wednesday thursday friday saturday sunday
     january february march april june july august september october november december""".split()) | vocab.DEMONYMS_EN
 # Where a noun phrase ends: a preposition, a conjunction or a clause of time/reason after it.
 _EN_CUT = re.compile(
@@ -96,6 +97,10 @@ _EN_EPHEMERAL = re.compile(
 _EN_PAST = frozenset(
     """was were had did went got made said felt thought knew saw came took gave found told became left began kept ran
     wrote brought bought spent met sat stood lost won heard paid used""".split())
+# A word that comments on the sentence, not a thing in it: "allergic to dogs, unfortunately"
+_EN_COMMENT = re.compile(r"(?:unfortunately|fortunately|sadly|luckily|apparently|obviously|honestly|seriously|"
+                         r"literally|basically|hopefully|thankfully|surprisingly|naturally|lol|haha|though|"
+                         r"\w+(?:ally|ately|ously|fully|ably|ibly))", re.I)
 SPLIT_LIST_EN = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*|\s+as well as\s+", re.I)
 
 
@@ -141,6 +146,7 @@ def clean_en(kind: str, raw: str) -> str:
     if kind == "brands":
         value = re.sub(r"^(?:a|an|the|my|two|three)\s+|^(?:new|old|used|little)\s+", "", value, flags=re.I)
         value = re.sub(r"^(?:new|old|used|little)\s+", "", value, flags=re.I)
+        value = _EN_TRAIL.sub("", _EN_CUT.sub("", value)).strip(" .")
         return value if re.match(r"(?-i:[A-Z]|i[A-Z]|e[A-Z])", value) and len(value.split()) <= 4 else ""
     # thing / things: the rest of the clause, cut to its noun phrase or verb phrase
     value = _EN_TRAIL.sub("", value).strip(" \"'.!")
@@ -153,6 +159,8 @@ def clean_en(kind: str, raw: str) -> str:
         value = value[3:]
     value = _EN_ARTICLE.sub("", value)
     words = value.split()
+    if len(words) == 1 and _EN_COMMENT.fullmatch(value):
+        return ""
     if (not words or len(words) > 8 or not all(_EN_WORD.fullmatch(w) for w in words)
             or words[0].lower() in _EN_STOP or _points_elsewhere(value)):
         return ""

@@ -54,7 +54,7 @@ LANGUAGES_EN = alt(
     Bengali Punjabi Tamil Telugu Thai Vietnamese Indonesian Malay Tagalog Filipino Swahili Ukrainian Romanian
     Hungarian Bulgarian Serbian Croatian Slovak Slovenian Catalan Basque Welsh Irish Latin Esperanto Afrikaans""")
 DEMONYMS_EN = frozenset(
-    """american british english scottish welsh irish canadian australian kiwi chinese japanese korean indian
+    """american british english scottish welsh irish canadian australian chinese japanese korean indian
     pakistani french german dutch belgian swiss austrian italian spanish portuguese brazilian mexican argentinian
     chilean colombian peruvian russian polish czech swedish norwegian danish finnish icelandic greek turkish
     egyptian nigerian kenyan ethiopian moroccan israeli iranian iraqi saudi thai vietnamese filipino indonesian
