@@ -39,9 +39,9 @@ ROWS: list[P] = [
     P("nickname", r"(?:you\s+can\s+|you\s+may\s+|please\s+|just\s+|feel\s+free\s+to\s+|now\s+)*"
                   r"(?:call|address)\s+me\s+(?:as\s+)?<nick>",
       (("Just call me Sam, everybody does.", "Sam"), ("call me bob", "bob")), request=True),
-    P("nickname", r"(?:everyone|everybody|people|most\s+people|my\s+friends|friends|my\s+family|folks|they|my\s+"
+    P("nickname", r"(?:everyone|everybody|(?:most\s+)?(?:people|folks)|my\s+friends|friends|my\s+family|they|my\s+"
                   r"(?:colleagues|coworkers|kids|students))(?:\s+[\w'-]+){0,3}?\s+calls?\s+me\s+<nick>",
-      (("My friends call me Jojo.", "Jojo"),)),
+      (("My friends call me Jojo.", "Jojo"), ("Most folks call me Ossi.", "Ossi"))),
     P("nickname", r"i\s+(?:go|usually\s+go)\s+by\s+<nick>", (("I go by Teddy.", "Teddy"),)),
     P("nickname", r"(?:(?:most\s+)?people|everyone|everybody|friends|my\s+friends)\s+(?:usually\s+)?know\s+me\s+as\s+<nick>",
       (("Most people know me as Sunny.", "Sunny"),)),
@@ -98,6 +98,9 @@ ROWS: list[P] = [
       (("I'm originally from Cork.", "Cork"), ("I come from Lagos", "Lagos"))),
     P("hometown", r"i\s+was\s+born\s+(?:and\s+(?:raised|bred)\s+)?in\s+" + _DESC + "<place>",
       (("I was born in Nairobi.", "Nairobi"), ("I was born and bred in Leeds", "Leeds"))),
+    P("hometown", r"(?:i|we)\s+(?:moved|came|emigrated|immigrated|relocated)\s+(?:here\s+|over\s+|to\s+(?-i:[A-Z])[\w'.-]*"
+                  r"(?:\s+(?-i:[A-Z])[\w'.-]*)?\s+)?from\s+<place>",
+      (("I moved here from Kraków when I was twelve.", "Kraków"),)),
     P("hometown", r"i\s+(?:grew\s+up|was\s+raised)\s+in\s+" + _DESC + "<place>",
       (("I grew up in a small town called Tromsø.", "Tromsø"), ("I was raised in Perth", "Perth"))),
     P("hometown", r"my\s+home\s*town\s+is\s+" + _DESC + "<place>",
@@ -113,6 +116,8 @@ ROWS: list[P] = [
       (("I am based in Austin these days.", "Austin"),)),
     P("location", r"(?:i|we)\s+(?:have\s+)?(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+to\s+<place>",
       (("We moved to Denver two years ago.", "Denver"),)),
+    P("location", r"{adv}(?:living|based)\s+in\s+<place>(?=\s+(?:with|for|since|now|these\s+days|at\s+the\s+moment)\b|{end})",
+      (("Currently living in Montreal with my two cats.", "Montreal"), ("Based in Oslo.", "Oslo"))),
     P("location", r"(?:my|our)\s+home\s+is\s+(?:in\s+)?<place>", (("My home is in Galway.", "Galway"),)),
     P("location", r"home\s+(?:for\s+(?:me|us)\s+)?is\s+(?:in\s+)?<place>", (("Home for me is Auckland.", "Auckland"),)),
     P("location", r"i\s+(?:work|study)\s+in\s+<place>{end}", (("I work in Manchester.", "Manchester"),)),
@@ -126,9 +131,12 @@ ROWS: list[P] = [
     P("allergy", r"i\s+(?:have|have\s+got|got)\s+(?:a|an)\s+(?:(?:severe|mild|bad|serious|slight|terrible|deadly|"
                  r"life-threatening|nasty)\s+)?(?P<v__word__0>[\w\s-]{2,30}?)\s+allerg(?:y|ies)",
       (("I have a severe nut allergy.", "nut"),)),
-    P("allergy", r"<things>\s+(?:gives?|causes?)\s+me\s+(?:a|an)?\s*(?:(?:bad|severe|mild|serious|nasty|terrible)\s+)?"
-                 r"(?:allergic\s+reactions?|allergies|an\s+allergy|hives)",
-      (("Penicillin gives me a bad allergic reaction.", "Penicillin"),)),
+    P("allergy", r"<things>\s+(?:gives?|causes?|makes?|made)\s+me\s+(?:a|an)?\s*(?:(?:bad|severe|mild|serious|nasty|terrible)\s+)?"
+                 r"(?:allergic\s+reactions?|allergies|an\s+allergy|hives|break\s+out|swell\s+up|a\s+rash)",
+      (("Penicillin gives me a bad allergic reaction.", "Penicillin"), ("Eggs make me break out in hives.", "Eggs"))),
+    P("allergy", r"i\s+(?:cannot|can\s+not|must\s+not|do\s+not|never)\s+(?:eat|have|drink|touch|take)\s+<things>\s*[,;]?\s*"
+                 r"(?:(?:because|as|since)\s+)?i\s+am\s+{adv}(?:(?:very|severely|deathly|highly)\s+)?allergic\b",
+      (("I can't eat nuts, I'm allergic.", "nuts"),)),
     P("allergy", r"i\s+(?:get|have|had)\s+(?:a|an)?\s*(?:(?:bad|severe|mild|serious)\s+)?allergic\s+reactions?\s+to\s+<things>",
       (("I get an allergic reaction to latex.", "latex"),)),
     P("allergy", r"i\s+have\s+(?:allergies|an\s+allergy)\s+to\s+<things>", (("I have an allergy to wasps.", "wasps"),)),
@@ -144,12 +152,16 @@ ROWS: list[P] = [
                 r"autistic|dyslexic)\b", (("I'm diabetic.", "diabetic"), ("I am pregnant", "pregnant"))),
     P("diet", r"i\s+(?:am|have\s+been|went)\s+{adv}(?:a\s+|an\s+)?(?:strict\s+|full\s+|mostly\s+|mainly\s+|fully\s+)?"
               r"(?P<v__word__0>{diet})(?:\s+(?:because\s+of|due\s+to)\s+(?:my\s+|a\s+)?(?P<health__word__1>{condition})|"
-              r"\s+(?:for|since|because)\b[^,;:]*)?{end}",
+              r"\s+(?:for|since|because|about|over|almost|nearly|last|in|a|an|one|two|three|four|five|six|seven|eight|"
+              r"nine|ten|\d+)\b[^,;:]*)?{end}",
       (("I'm vegetarian.", "vegetarian"), ("I am a strict vegan", "vegan"), ("I've been vegan for five years.", "vegan"),
-       ("I'm gluten-free because of celiac disease.", "celiac disease"))),
+       ("I'm gluten-free because of celiac disease.", "celiac disease"), ("I went vegan two years ago.", "vegan"))),
     P("diet", r"i\s+(?:eat|follow|keep|am\s+on|do|eat\s+only|only\s+eat)\s+(?:a\s+|an\s+)?(?:strict\s+)?"
-              r"(?P<v__word__0>{diet}|low[-\s]carb|mediterranean|intermittent\s+fasting|halal|kosher)(?:\s+(?:diet|food))?",
-      (("I follow a keto diet.", "keto"), ("I keep kosher.", "kosher"))),
+              r"(?P<v__word__0>{diet}|low[-\s]carb|low[-\s]fodmap|low[-\s]sodium|low[-\s]salt|mediterranean|"
+              r"intermittent\s+fasting|halal|kosher)(?:\s+(?:diet|food))?"
+              r"(?:\s+(?:for|because\s+of|due\s+to)\s+(?:my\s+)?(?P<health__word__1>{condition}))?",
+      (("I follow a keto diet.", "keto"), ("I keep kosher.", "kosher"),
+       ("I'm on a low-FODMAP diet for my IBS.", "IBS"))),
 
     # --- who they are ---
     P("trait", r"i\s+am\s+{adv}(?:a\s+|an\s+)?(?:(?:total|real|complete|bit\s+of\s+a|kind\s+of\s+a|huge|big|true|"
@@ -157,8 +169,10 @@ ROWS: list[P] = [
       (("I'm a total night owl.", "night owl"), ("I'm pretty shy around new people.", "shy"),
        ("I am an introvert", "introvert"))),
     P("trait", r"i\s+am\s+(?:a|an)\s+(?P<v__word__0>[\w-]+\s+person)\b", (("I'm a morning person.", "morning person"),)),
-    P("trait", r"(?:i\s+tend\s+to\s+be|people\s+(?:say|tell\s+me)\s+i\s+am)\s+{adv}(?P<v__word__0>{trait})\b",
-      (("People say I'm stubborn.", "stubborn"),)),
+    P("trait", r"(?:i\s+tend\s+to\s+be|(?:people|friends|everyone|my\s+friends)\s+(?:say|tell\s+me|think)\s+(?:that\s+)?"
+               r"i\s+am|i\s+have\s+been\s+told\s+(?:that\s+)?i\s+am)\s+{adv}(?:too\s+|a\s+bit\s+|a\s+little\s+)?"
+               r"(?P<v__word__0>{trait}|[a-z]+(?:-[a-z]+)?){end}",
+      (("People say I'm stubborn.", "stubborn"), ("People tell me I'm too blunt.", "blunt"))),
 
     # --- family, partner, pets ---
     *_relation("spouse", (("My husband's name is Daniel.", "Daniel"), ("I have a wife called Ana.", "Ana"))),
@@ -194,6 +208,8 @@ ROWS: list[P] = [
        ("I work in marketing at Unilever.", "Unilever (marketing)"))),
     P("job", r"i\s+work\s+as\s+(?:{a})?<job>(?:\s+(?:at|for|in)\s+<employer:org>)?",
       (("I work as a nurse at the children's hospital.", "nurse"),)),
+    P("employer", r"i\s+have\s+(?:been|worked)\s+(?:at|with)\s+(?P<v__org__0>(?-i:[A-Z])[\w'.&-]*(?:\s+(?-i:[A-Z])[\w'.&-]*)*)"
+                  r"\s+(?:for|since)\b", (("I've been at Airbus for six years now.", "Airbus"),)),
     P("employer", r"i\s+am\s+(?:employed|hired)\s+(?:by|at)\s+<org>", (("I'm employed by Siemens.", "Siemens"),)),
     P("employer", r"i\s+(?:just\s+|recently\s+)?joined\s+(?P<v__org__0>(?-i:[A-Z])[\w'.&-]*(?:\s+(?-i:[A-Z])[\w'.&-]*)*)",
       (("I recently joined Stripe.", "Stripe"),)),
@@ -202,9 +218,10 @@ ROWS: list[P] = [
       (("I'm a PhD student at Leiden University.", "Leiden University"),)),
     P("job", r"i\s+am\s+(?:not|no\s+longer)\s+(?:{a})?<job>", (("I'm not a teacher anymore.", "teacher"),), negative=True),
     P("job", r"i\s+(?:am|have\s+been|have\s+worked\s+as)\s+{adv}(?:a|an|the)\s+<job>(?:\s+(?:at|for|with|in)\s+<employer:org>|"
-             r"\s+from\s+<hometown:place>)?",
+             r"\s+from\s+<hometown:place>|\s+(?:working|based|living)\s+in\s+<location:place>)?",
       (("I'm a high school chemistry teacher.", "high school chemistry teacher"),
-       ("I'm a planner at Maersk", "planner"), ("I've been a firefighter for twelve years.", "firefighter"))),
+       ("I'm a planner at Maersk", "planner"), ("I've been a firefighter for twelve years.", "firefighter"),
+       ("I'm an architect working in Dubai.", "Dubai"))),
     P("job", r"as\s+(?:a|an)\s+(?!former\b|retired\b|ex-)<job>(?=\s+(?:i|myself|me)\b|{end})",
       (("As a nurse I see this all the time.", "nurse"), ("As a freelance designer, I set my own hours.",
                                                           "freelance designer")), gate="ephemeral"),
@@ -249,6 +266,10 @@ ROWS: list[P] = [
       negative=True),
     P("preference", r"i\s+(?:avoid|stay\s+away\s+from|steer\s+clear\s+of)\s+<things>",
       (("I avoid caffeine.", "caffeine"),), negative=True),
+    P("preference", r"(?:a\s+)?" + _LIKE_ADJ + r"(?:fan|lover)\s+of\s+<things>",
+      (("Big fan of board games here.", "board games"),)),
+    P("preference", r"<things>\s+(?:is|are)\s+(?:just\s+)?(?:the\s+worst|disgusting|gross|revolting)",
+      (("Mushrooms are the worst, I never eat them.", "Mushrooms"),), negative=True),
     P("preference", r"my\s+(?P<note>(?:all-time\s+|absolute\s+)?favou?rite\s+[\w\s-]{1,30}?)\s+(?:is|are|has\s+to\s+be|"
                     r"would\s+be)\s+<things>",
       (("My favourite food is ramen.", "ramen (favourite food)"),)),
@@ -314,6 +335,8 @@ ROWS: list[P] = [
                                                                   ("I own two bikes and a kayak.", "kayak"))),
     P("owns", r"i\s+(?:have|have\s+got|got)\s+(?:a|an|two)\s+(?:new\s+|old\s+)?(?P<v__org__0>(?-i:[A-Z]|i[A-Z])[\w'.-]*"
               r"(?:\s+[\w'.-]+){0,2}?\s+\d+\w*)", (("I've got an iPhone 15.", "iPhone 15"),)),
+    P("owns", r"i\s+(?:just\s+|recently\s+|finally\s+)?(?:bought|got\s+myself|purchased)\s+(?:a|an|myself\s+a)\s+<brands>",
+      (("I bought a Fujifilm X100V last year.", "Fujifilm X100V"),)),
     P("owns", r"my\s+car\s+is\s+(?:a|an)\s+<thing>", (("My car is a Prius.", "Prius"),)),
 
     # --- a named someone's birthday: theirs, not the user's ---

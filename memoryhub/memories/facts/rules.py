@@ -400,13 +400,19 @@ _EN_KIN = vocab.alt(" ".join(w for words in vocab.EN_RELATIONS.values() for w in
                              if w not in ("boy", "girl", "baby", "bro", "sis", "little_one")))
 _EN_MENTION = re.compile(r"\b(?:my|our)\s+(?:" + vocab.EN_RELATION_ADJ + r"\s+)*(?P<rel>" + _EN_KIN
                          + r")(?:\s*,)?\s+(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))(?!')", re.I)
+# "for my IBS", 我的胃病又犯了: a condition the user calls theirs (not "my cancer research")
+_EN_MY_CONDITION = re.compile(r"\bmy\s+(?P<c>" + vocab.EN_CONDITIONS + r")\b(?!\s+(?:research|project|study|studies|paper|team|"
+                              r"patients|clinic|foundation|charity|awareness|ward|unit|department|app)\b)", re.I)
+_ZH_MY_CONDITION = re.compile(r"我的(?P<c>" + vocab.ZH_CONDITIONS[3:-1] + ")")
 _ZH_MENTION = re.compile(r"(?<=.)我(?:的|家)?(?P<rel>" + vocab.alt(" ".join(vocab.ZH_RELATIONS.values()))[3:-1] + ")")
 
 
 def _mentioned(clause: str, chinese: bool) -> list[Claim]:
-    """The user's kin named in passing inside a clause of the user's own: who they are to the user is said as
-    plainly as "my son Felix" at the start of a clause (what the clause says they did is not kept)."""
-    claims = []
+    """The user's kin named in passing inside a clause of the user's own, and a condition they call theirs: who
+    someone is to the user is said as plainly as "my son Felix" at the start of a clause (what the clause says
+    they did is not kept), and "for my IBS" as "I have IBS"."""
+    claims = [Claim(predicate="health", value=match.group("c"))
+              for match in (_ZH_MY_CONDITION if chinese else _EN_MY_CONDITION).finditer(clause)]
     if chinese:
         for match in _ZH_MENTION.finditer(clause):
             name = segment.given_name_at(clause[match.end():])

@@ -57,7 +57,8 @@ ZH_KINDS = {
     "lang": vocab.ZH_LANGUAGES,
     "num": r"[0-9]{1,3}|[一二三四五六七八九十两]{1,4}",
     "month": r"(?:[0-9]{1,2}|[一二三四五六七八九十]{1,2}|十[一二])月份?",
-    "date": r"(?:农历|阴历|公历|阳历)?(?:[0-9]{2,4}年)?(?:[0-9]{1,2}|[一二三四五六七八九十]{1,3})月(?:[0-9]{1,2}|[一二三四五六七八九十]{1,4})(?:号|日)?",
+    "date": r"(?:农历|阴历|公历|阳历)?(?:[0-9]{2,4}年)?(?:(?:[0-9]{1,2}|[一二三四五六七八九十]{1,3})月(?:[0-9]{1,2}|[一二三四五六七八九十]{1,4})"
+            r"(?:号|日)?|(?:正|腊|冬)月(?:初[一二三四五六七八九十]|廿[一二三四五六七八九]|[二三]?十[一二三四五六七八九]?))",
     "word": r"[\u4e00-\u9fffA-Za-z0-9]{1,12}",
     "model": r"[A-Za-z][\w.:/-]{1,60}",
     "adj": r"[\u4e00-\u9fff]{1,4}",
@@ -87,7 +88,7 @@ _EN_TRAIL = re.compile(
     r"(?:\s+(?:please|from now on|going forward|instead|thanks|thank you|ok|okay|then|now|too|anymore|again|"
     r"these days|nowadays|at the moment|right now|currently|for now|pretty well|really well|very well|quite well|"
     r"well|fluently|a lot|so much|very much|really|lol|haha|by the way|btw|actually|honestly|though|as well|"
-    r"either|for sure|of course|in general|mostly|myself|personally|all the time|most of the time))+$", re.I)
+    r"either|for sure|of course|in general|mostly|myself|personally|all the time|most of the time|here))+$", re.I)
 _EN_WORD = re.compile(r"[\w'.+#&-]+")
 _EN_ARTICLE = re.compile(r"^(?:a|an|the|some|my|our|any)\s+", re.I)
 _EN_EPHEMERAL = re.compile(
