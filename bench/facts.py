@@ -135,8 +135,7 @@ class FactsClient:
 def run() -> dict:
     sets = {name: score(load(path), FactsClient(name)) for name, path in
             (("dev", DEV), ("heldout", HELDOUT), ("probe", PROBE), ("probe2", PROBE2), ("probe3", PROBE3),
-                                                                          ("probe4", PROBE4))
-            if path.exists()}
+             ("probe4", PROBE4)) if path.exists()}
     client = FactsClient("growth")
     return {"facts": sets, "entities": entity_recall(client), "topics": topic_counts(client),
             "categories": category_accuracy(client)}
