@@ -31,6 +31,11 @@ def test_words_stay_words_where_no_relation_word_names_someone(text):
     assert people(text) == []
 
 
+def test_a_familiar_name_is_not_glued_to_the_verb_after_it_and_a_company_named_by_jiao_is_one():
+    assert people("老刘说下周去成都出差。") == ["老刘"]
+    assert [(m.name, m.kind) for m in mentions("我们公司叫星辰科技。")] == [("星辰科技", "organisation")]
+
+
 def test_a_first_name_is_the_one_known_full_name_unless_two_share_it():
     assert full_name("Marco", {"Marco Rossi", "Lumen"}) == "Marco Rossi"
     assert full_name("Marco", {"Marco Rossi", "Marco Bianchi"}) == "Marco"

@@ -104,6 +104,9 @@ _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ0-9'’-]*")
 # 叫 is also a verb ("猫半夜叫可能是…"): what follows it counts only when it looks like a name (see _called_name)
 _CALLED_ZH = re.compile(r"(?P<how>名叫|叫做|名字是|名字叫|叫我|叫你|叫)([\u4e00-\u9fff]{2,3}?)(?=[，,。.！!？?；;、\s]|$|是|在|今年|的|吧|了|呢|啊|呀|哦|就)")
 _NICK_PREFIX = "小老阿"
+# An organisation named by 叫: 我们公司叫星辰科技, 我在的学校叫育才中学
+_NAMED_THING_ZH = re.compile(r"(?:公司|单位|学校|团队|工作室|店|厂|医院|集团)(?:的名字)?(?:叫做|名叫|叫|名字是)"
+                             r"(?P<name>[一-鿿A-Za-z0-9]{2,10}?)(?=[，,。.！!？?；;、\s]|$|吧|了|呢|啊)")
 # 老 or 小 and a surname, where a word ends (the segmenter splits 老陈 and 小刘 apart, or tags 老周 a time word)
 _FAMILIAR_ZH = re.compile("(?<![老小大从])([老小][" + "".join(sorted(segment.ZH_SURNAMES)) + "])"
                           r"(?=[在说和跟与去来是的也都还又要会把给让被今明昨上下吃喝做写看想觉打发帮请找问告回走到，,。.！!？?；;、：:\s]|$)")
@@ -272,6 +275,8 @@ def chinese_names(text: str) -> list[tuple[str, str]]:
     for match in _FAMILIAR_ZH.finditer(text):
         if match.group(1) not in segment.NOT_NAMES:
             found.append((match.group(1), "person"))  # 老周, 小王: how colleagues and friends are called
+    for match in _NAMED_THING_ZH.finditer(text):
+        found.append((match.group("name"), "organisation"))  # 我们公司叫星辰科技
     tagged = segment.tagged(text)
     for n, (word, tag) in enumerate(tagged):
         kind = segment.PROPER_TAGS.get(tag)
@@ -289,6 +294,8 @@ def chinese_names(text: str) -> list[tuple[str, str]]:
             continue  # 江西人, 上海人: where someone is from, not a name
         elif kind == "person" and following in _WORKS_ZH:
             kind = "organisation"  # 我在华为上班
+        elif kind == "person" and before in ("老", "小", "阿"):
+            continue  # 老|刘说: the segmenter glued the verb to the surname; 老刘 was found above
         elif kind == "person" and (_alone(before, following) or following in _ASPECT_ZH
                                    or not segment.looks_like_person(word, tag)):
             continue  # 明白，…: a word that is a clause of its own is an answer or a greeting, not a mention
