@@ -114,6 +114,10 @@ def test_a_relative_named_by_the_user_belongs_to_the_user_but_their_own_facts_do
     ("我有两个孩子，大的叫乐乐，小的叫欢欢。", [("child", "乐乐", False), ("child", "欢欢", False)]),
     ("I'm allergic to dogs, unfortunately.", [("allergy", "dogs", False)]),
     ("我喜欢爬山和游泳。", [("preference", "爬山", False), ("preference", "游泳", False)]),
+    ("I work as a product designer at Figma and live in Oslo.",
+     [("job", "product designer", False), ("employer", "Figma", False), ("location", "Oslo", False)]),
+    ("Please answer in English even if I write in Chinese.", [("language", "English", False)]),
+    ("I'd be vegan if I could.", []),
 ])
 def test_relatives_pets_dislikes_and_nicknames_said_in_passing(text, expected):
     assert claims(text) == expected

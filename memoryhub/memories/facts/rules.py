@@ -68,7 +68,10 @@ _ZH_FILLER = re.compile(
     r"其实|说实话|老实说|告诉你|跟你说|我跟你说|话说|大家好|你好|您好|嗨|哈喽|因为|所以|而且|不过|ok|OK|"
     r"今年|明年|去年|最近|现在|目前|以后|今后|将来|从小|从今天起|从现在起|这些年|这几年|平时)[\s,，~～!！]*)*")
 _EN_CLAUSE = re.compile(
-    r"\s*[,;:]\s*|\s+-\s+|\s+(?:but|however|whereas)\s+|\s+(?:and|so|because)\s+(?=(?:i|my|we|our)\b)", re.I)
+    r"\s*[,;:]\s*|\s+-\s+|\s+(?:but|however|whereas)\s+|\s+(?:and|so|because)\s+(?=(?:i|my|we|our)\b)"
+    # "… at Figma and live in Oslo": a second thing the user does, its subject left out
+    r"|\s+and\s+(?=(?:live|work|speak|own|drive|study|teach|grew\s+up|moved|am|also\s+(?:live|work|speak|have))\b)",
+    re.I)
 _ZH_CLAUSE = re.compile(r"[，,；;：:、]?(?:但是|不过|可是|而且|并且|所以|因为|然后)|[，,；;：:]")
 
 _EN_QUESTION = re.compile(r"\?\s*$|^(?:what|where|when|who|whom|whose|why|how|which|do|does|did|is|are|am|was|"
@@ -79,6 +82,7 @@ _ZH_POLITE = re.compile(r"^(?:你|您)?(?:能不能|可不可以|能否|能|可�
 
 _EN_HYPOTHETICAL = re.compile(r"^(?:if|suppose|supposing|imagine|pretend|assuming|assume|what\s+if|let's\s+say|"
                               r"let\s+us\s+say|hypothetically|in\s+a\s+world|unless|in\s+case|say)\b|\bif\b", re.I)
+_EN_BEFORE_CONDITION = re.compile(r"[\s,]*(?:\b(?:even|only|except|but|and|or)\s*)*$", re.I)
 _EN_MODAL = re.compile(r"\b(?:would|could|might|should|wish)\b(?!\s+(?:like|love|prefer)\b)",
                        re.I)
 _ZH_HYPOTHETICAL = re.compile(r"如果|假如|假设|要是|万一|假若|倘若|假使|的话|想象一下|设想")
@@ -185,14 +189,22 @@ def _sentence_claims(sentence: str) -> list[Claim]:
     relative = ""  # whom the last clause was about, when it named or pointed at one of the user's people
     mentioned: list[Claim] = []  # the user's people named inside the user's own clauses ("I live with my partner Sam")
     consumed = 0
+    last = False  # a condition began inside the clause before: nothing after it is said as it is
     for start, end in _clauses(body, chinese):
         if start < consumed:
             continue
+        if last:
+            break
         clause = body[start:end]
         lead = (_ZH_FILLER if chinese else _EN_FILLER).match(clause).end()
         clause_text = clause[lead:]
-        if (_ZH_HYPOTHETICAL if chinese else _EN_HYPOTHETICAL).search(clause_text):
-            break  # the rest of the sentence is what might be, not what is
+        hypothesis = (_ZH_HYPOTHETICAL if chinese else _EN_HYPOTHETICAL).search(clause_text)
+        if hypothesis:
+            said = _EN_BEFORE_CONDITION.sub("", clause_text[:hypothesis.start()]) if not chinese else ""
+            if len(said.split()) < 3:
+                break  # the rest of the sentence is what might be, not what is
+            # "answer in English even if I write in Chinese": what comes before the condition is said as it is
+            body, clause_text, last = body[:start + lead + len(said)], said, True
         if not chinese and _EN_MODAL.search(clause_text):
             continue
         clause_text, rest, shift, companion = _with_someone(clause_text, body[start + lead:], chinese)
