@@ -19,10 +19,12 @@ import time
 from collections.abc import Callable
 
 from bench import redaction_before
-from bench.redaction_corpus import HELD_OUT_ORDINARY, HELD_OUT_SECRETS, ORDINARY, SECRETS
+from bench.redaction_corpus import (HELD_OUT2_ORDINARY, HELD_OUT2_SECRETS, HELD_OUT_ORDINARY, HELD_OUT_SECRETS,
+                                    ORDINARY, SECRETS)
 from memoryhub.core import redaction
 
 PIECE = 6
+HELD_OUT2_FIRST_RUN = "caught 13/25 (52 %), missed 12; false positives 1/40 (\"Your password is case-sensitive.\")"
 
 
 def survives(secret: str, text: str) -> str:
@@ -70,9 +72,12 @@ def per_turn_us(redact: Callable[[str], object], rounds: int = 300) -> float:
 
 def run() -> dict:
     held_out = {"secrets": HELD_OUT_SECRETS, "ordinary": HELD_OUT_ORDINARY}
+    held_out2 = {"secrets": HELD_OUT2_SECRETS, "ordinary": HELD_OUT2_ORDINARY}
     return {"before": score(redaction_before.redact), "after": score(redaction.redact),
             "held-out before": score(redaction_before.redact, **held_out),
             "held-out after": score(redaction.redact, **held_out),
+            "held-out 2 before": score(redaction_before.redact, **held_out2),
+            "held-out 2 after": score(redaction.redact, **held_out2),
             "turn_us": {"before": per_turn_us(redaction_before.redact), "after": per_turn_us(redaction.redact)}}
 
 
@@ -81,7 +86,7 @@ def report(results: dict, verbose: bool = False) -> str:
              f"Corpus: {len(SECRETS)} secrets, {len(ORDINARY)} ordinary texts; held out (written after the table "
              f"changed; its first run caught 28/30 with 3 false positives, three fixes followed): "
              f"{len(HELD_OUT_SECRETS)} and {len(HELD_OUT_ORDINARY)}"]
-    for name in ("before", "after", "held-out before", "held-out after"):
+    for name in ("before", "after", "held-out before", "held-out after", "held-out 2 before", "held-out 2 after"):
         r = results[name]
         secrets, ordinary = r["size"]
         lines.append(f"  {name:15}  caught {len(r['caught'])}/{secrets} ({100 * len(r['caught']) / secrets:.0f} %), "
@@ -91,6 +96,9 @@ def report(results: dict, verbose: bool = False) -> str:
         if verbose:
             for key in ("missed", "partly", "false_positive"):
                 lines += [f"      {key}: [{shape}] {text!r} -> {left!r}" for shape, text, left in r[key]]
+    lines.append(f"  held-out 2 ({len(HELD_OUT2_SECRETS)} secrets and {len(HELD_OUT2_ORDINARY)} ordinary texts, "
+                 f"plain-word passwords and prose about passwords) against the table at the start of the 2026-12-04 "
+                 f"session: {HELD_OUT2_FIRST_RUN}")
     lines.append(f"  an ordinary {len(TURN)}-character turn: {results['turn_us']['before']:.0f} µs before, "
                  f"{results['turn_us']['after']:.0f} µs after (best of 3, shared machine)")
     return "\n".join(lines)

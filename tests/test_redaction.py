@@ -278,6 +278,12 @@ def test_a_provider_echoing_its_key_upper_cased_or_cut_is_masked(api, transactio
     ("my bank PIN is 4821", "4821", "pin"),
     ("mongodb+srv://admin:p@ss@word@cluster0.mongodb.net/test", "ss@word", "url_credentials"),
     ("这是测试环境的token: tk_live_aB9cD8eF7gH6", "aB9cD8eF7gH6", "secret"),
+    # a plain word said as the password, where nothing about the password follows it
+    ("my password is swordfish", "swordfish", "secret"), ("The router password is tangerine, write it down.",
+                                                           "tangerine", "secret"),
+    ("the password for the shared drive is bluebird", "bluebird", "secret"),
+    ("邮箱密码：花园2024", "花园2024", "secret"), ("the alarm code is 4417", "4417", "pin"),
+    ("my SSN is 078-05-1120", "078-05-1120", "ssn"),
 ])
 def test_the_shapes_issue_31_found_are_redacted(text, secret, kind):
     result = redact(text)
@@ -303,6 +309,9 @@ def test_a_url_password_holding_an_at_sign_goes_whole_and_the_host_stays():
     "commit a94a8fe5ccb19ba61c4c0873d391e987982fbbd3", "monkey=banana", "bypass=true", "Pin 4 is ground.",
     "The cookie banner needs work.", "SharedAccessKeyName=RootManageSharedAccessKey", "版本 1.2.3.4 已发布",
     "version = '3.11.4.2'", "mysql -u root -p shop < dump.sql",
+    "Your password is case-sensitive.", "the password is stored in the keychain", "my password is the same as before",
+    "The secret is patience.", "The key is consistency, not intensity.", "password is expiring soon, remind me",
+    "密码是我生日，你猜", "The code is 1200 lines long.", "Room 305-12-2024 is booked.",
 ])
 def test_ordinary_text_near_the_new_shapes_stays_untouched(text):
     assert redact(text).text == text

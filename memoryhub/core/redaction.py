@@ -88,8 +88,31 @@ def _secret_like(match: re.Match[str]) -> bool:
     value = match.group("value")
     if value[:1] in "\"'":
         return True
+    value = re.sub(r"(?<=[a-z])-(?=[a-z])", "", value)  # "case-sensitive" is words, not symbols
     return (any(c.isdigit() for c in value) or any(not c.isalnum() for c in value)
             or any(c.isupper() for c in value[1:]))
+
+
+# What a password "is" when it is not the password: "the password is wrong / stored in the vault / too short".
+_NOT_PASSWORDS = frozenset("""wrong correct right incorrect invalid valid required optional stored saved set changed reset
+expired weak strong short long simple complex secure insecure fine good bad same different empty blank missing
+unknown hidden encrypted hashed known public private visible unchanged new old default temporary shared compromised
+leaked sent ready needed necessary mandatory sensitive case-sensitive there here mine yours ours his hers theirs
+working broken locked blocked gone lost forgotten useless important enabled disabled protected obvious easy hard
+complicated fixed updated rotated attached included below above ok okay this that what too not still also now
+changing expiring""".split())
+_CLAUSE_END = re.compile(r"[ \t]*(?:$|[.,;!?)\n，。；！？]|(?:and|but|so|though)\b)", re.I)
+_PASSWORD_WORD = re.compile(r"(?i)\bpass(?:word|wd|phrase|code)?\b|\bpwd\b|\bpw\b")
+
+
+def _said_secret(match: re.Match[str]) -> bool:
+    """A value said in prose is a secret when it looks like one (_secret_like), or, after a password's name, when
+    it is a plain word that ends what is said ("my password is swordfish."), not a word about the password."""
+    if _secret_like(match):
+        return True
+    value = match.group("value").lower()
+    return (bool(_PASSWORD_WORD.search(match.group("keep"))) and len(value) >= 4 and value not in _NOT_PASSWORDS
+            and bool(_CLAUSE_END.match(match.string, match.end())))
 
 
 _CODE_VALUE = re.compile(r"^(?:[$%]|\{\{|<[^>]*>$|[A-Za-z_][\w.]*[(\[])")
@@ -175,17 +198,18 @@ PATTERNS: list[tuple[str, Hints, re.Pattern[str], Callable[[re.Match[str]], bool
     ("secret", ("curl",), re.compile(
         r"(?P<keep>\bcurl\b[^\n]*?\s(?:-u|--user)\s+[\"']?[^\s:\"']+:)(?P<value>[^\s\"']+)"), None),
     ("secret", ("password",), re.compile(r"(?P<keep>\blogin\s+\S+\s+password\s+)(?P<value>\S+)"), None),
-    ("pin", ("pin",), re.compile(
-        r"(?i)(?P<keep>\bPIN(?:[ \t]*(?:code|number|no\.?))?[ \t]*(?:is|was|[:=：]|是)[ \t]*)(?P<value>\d{4,8})\b", re.A),
-     None),
+    ("pin", ("pin", "code"), re.compile(
+        r"(?i)(?P<keep>\b(?:PIN(?:[ \t]*(?:code|number|no\.?))?|(?:door|gate|alarm|safe|lock|garage|entry|building|"
+        r"access|entrance)[ \t]+code)[ \t]*(?:is|was|[:=：]|是)[ \t]*)(?P<value>\d{4,8})\b", re.A), None),
+    ("ssn", ("ssn", "social security"), re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"), None),
     ("secret", _KEY_HINTS, re.compile(rf"(?i)(?P<keep>\b{_KEY}\b[\"']?\s*(?:=>|[:=：])\s*){_VALUE}", re.A),
      _looks_like_a_value),
     # Said in prose: "my password is hunter2", "the pw was 'x'", "my api key: …" (a name in two words, whose
     # colon may as well start a sentence about it: its value must look like a secret).
     ("secret", ("pass", "pw", "secret", "key", "token"), re.compile(
         r"(?i)(?P<keep>(?:\b(?:password|passwd|passphrase|passcode|pwd|pw|secret|api[ _-]?key|token)"
-        r"(?:[ \t]+(?:for|of|to|on)(?:[ \t]+the)?[ \t]+[\w.@-]+)?[ \t]+(?:is|was)[ \t]*[:：]?|\b(?:api|access|secret|private|auth)[ \t]+(?:key|token)[ \t]*[:：=])[ \t]*)"
-        rf"{_SAID}", re.A), _secret_like),
+        r"(?:[ \t]+(?:for|of|to|on)(?:[ \t]+the)?(?:[ \t]+[\w.@'-]+){1,3}?)?[ \t]+(?:is|was)[ \t]*[:：]?|\b(?:api|access|secret|private|auth)[ \t]+(?:key|token)[ \t]*[:：=])[ \t]*)"
+        rf"{_SAID}", re.A), _said_secret),
     # A long token right after the word that names it ("twilio auth token 4c3b…", "the key AbC123…").
     ("secret", ("token", "key", "secret"), re.compile(
         r"(?i)(?P<keep>\b(?:token|key|secret)[ \t]+)"
@@ -193,7 +217,8 @@ PATTERNS: list[tuple[str, Hints, re.Pattern[str], Callable[[re.Match[str]], bool
     # 密码 and its kin, then a value in ASCII: after 是, 为 or a colon, or straight after it when it looks like one.
     ("secret", ("密", "令", "钥", "pin码"), re.compile(
         r"(?P<keep>(?:密码|口令|密钥|令牌|秘钥|(?i:pin)码)[ \t]*(?P<said>[:=：]|是|为)?[ \t]*)"
-        r"(?P<value>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|[!-~]{3,})"), lambda m: bool(m.group("said")) or _secret_like(m)),
+        r"(?P<value>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|(?=[\u4e00-\u9fff!-~]*[A-Za-z0-9])[\u4e00-\u9fff!-~]{3,40}|[!-~]{3,})"),
+     lambda m: bool(m.group("said")) or _secret_like(m)),
     ("ipv4", re.compile(r"\d\.\d"), re.compile(rf"(?<![\w.])(?<!v)(?:{_OCTET}\.){{3}}{_OCTET}(?![\w.])"), None),
 ]
 _VERSION_BEFORE = re.compile(r"(?i)(?:\bversion|\bver\.?|\brelease|\bv|版本号?)[\s:=：\"']*$")
