@@ -45,17 +45,21 @@ def test_memory_turn_answers_as_post_turns_does(hub):
         batch = payload(await session.call_tool("memory_turn", {"space": "by-mcp", "turns": [
             {**turn, "user": "the quibbleworth kiln moved to bay nine", "idempotency_key": "mcp-b1"},
             {"session_id": "s-turn", "assistant": "no user here", "idempotency_key": "mcp-b2"}]}))
-        missing = await session.call_tool("memory_turn", {"user": "no session", "assistant": "x"})
-        return fresh, repeat, batch, missing
+        # a model has no conversation id to give: the MCP session's is used, for one turn and for a batch's turns
+        unnamed = payload(await session.call_tool("memory_turn", {
+            "user": "the quibbleworth kiln needs a new thermocouple", "assistant": "x", "space": "by-mcp"}))
+        unnamed_batch = payload(await session.call_tool("memory_turn", {"space": "by-mcp", "turns": [
+            {"user": "the quibbleworth glaze is cobalt", "assistant": "y", "idempotency_key": "mcp-b3"}]}))
+        return fresh, repeat, batch, (unnamed, unnamed_batch)
 
-    fresh, repeat, batch, missing = mcp_session(hub, token)(work)
+    fresh, repeat, batch, (unnamed, unnamed_batch) = mcp_session(hub, token, **{"X-MemoryHub-Session": "s-mcp"})(work)
     assert normal(fresh) == normal(by_http.json()) and fresh["entry"]["space"] == "by-mcp"
     assert [f["value"] for f in fresh["facts"]["asserted"]] == ["Zoltan Quibbleworth"]
     again = http(hub, token, "turns", {**turn, "space": "by-http", "idempotency_key": "http-1"})
     assert again.status_code == 200 and repeat == again.json()  # the same entry, nothing written twice
     assert [r["status"] for r in batch["results"]] == [201, 400]
     assert batch["results"][1]["error"] == {"code": "bad_request", "message": "user is required", "field": "user"}
-    assert missing.is_error and payload(missing)["error"]["field"] == "session_id"
+    assert unnamed["entry"]["space"] == "by-mcp" and [r["status"] for r in unnamed_batch["results"]] == [201]
 
 
 def test_memory_context_the_prompt_and_the_resource_give_the_post_context_block(hub):
@@ -87,6 +91,17 @@ def test_memory_context_the_prompt_and_the_resource_give_the_post_context_block(
     tool, prompts, prompt, resources, templates, read = mcp_session(
         hub, token, **{"X-MemoryHub-Session": SESSION})(work)
     assert tool == http(hub, token, "context", body).json() == by_http.json()
+
+    async def unnamed(session):  # what a model calls: the query alone, the session the MCP session's
+        listed = {t.name: t.input_schema for t in (await session.list_tools()).tools}
+        answer = payload(await session.call_tool("memory_context", {k: v for k, v in body.items() if k != "session_id"}))
+        return listed, answer
+
+    listed, answer = mcp_session(hub, token, **{"X-MemoryHub-Session": SESSION})(unnamed)
+    assert answer == by_http.json()
+    assert "session_id" not in listed["memory_context"]["required"]
+    assert "this MCP session" in listed["memory_context"]["properties"]["session_id"]["description"]
+    assert "session_id" not in listed["memory_turn"]["properties"]["turns"]["items"]["required"]
     assert [p.name for p in prompts] == ["memory_context"]
     assert {a.name for a in prompts[0].arguments} >= {"query", "space", "workspace", "max_chars", "session_id"}
     assert prompt.messages[0].role == "user" and prompt.messages[0].content.text == by_http.json()["text"]

@@ -67,23 +67,60 @@ def protocol_error(error: ApiError) -> MCPError:
 
 
 # --- tools --------------------------------------------------------------------------------------
-async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=[types.Tool(name=op.name, description=op.description,
-                                                   input_schema=op.parameters())
-                                        for op in registry.MCP_TOOLS.values()])
-
-
 def names_own_session(name: str) -> bool:
     """memory_turn and memory_context take the /turns and /context bodies, whose session_id is their own."""
     operation = registry.MCP_TOOLS.get(name)
     return operation is not None and not operation.in_session and "session_id" in operation.input.model_fields
 
 
+async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    return types.ListToolsResult(tools=[types.Tool(name=op.name, description=op.description,
+                                                   input_schema=mcp_parameters(op.name, op.parameters()))
+                                        for op in registry.MCP_TOOLS.values()])
+
+
+OWN_SESSION = "; over MCP it may be left out: this MCP session"
+
+
+def mcp_parameters(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's arguments as MCP offers them: where the body names its own session (memory_turn, memory_context), a
+    model may leave session_id out and the call's MCP session is used (a model has no conversation id to give)."""
+    if not names_own_session(name):
+        return schema
+
+    def optional(node: Any) -> Any:
+        if isinstance(node, dict):
+            node = {key: optional(value) for key, value in node.items()}
+            if "session_id" in node.get("required", ()):
+                node["required"] = [field for field in node["required"] if field != "session_id"]
+                spec = node["properties"]["session_id"]
+                node["properties"]["session_id"] = {**spec, "description": spec.get("description", "") + OWN_SESSION}
+        elif isinstance(node, list):
+            node = [optional(value) for value in node]
+        return node
+
+    return optional(schema)
+
+
+def with_own_session(ctx: ServerRequestContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The /turns or /context body with the MCP session filled in where a turn or the call names none."""
+    own = session_for(ctx, {})
+    if isinstance(arguments.get("turns"), list):
+        arguments["turns"] = [{"session_id": own, **turn} if isinstance(turn, dict) else turn
+                              for turn in arguments["turns"]]
+    else:
+        arguments.setdefault("session_id", own)
+    return arguments
+
+
 async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
     arguments = dict(params.arguments or {})
     try:
         token = caller(ctx)
-        session_id = session_for(ctx, {} if names_own_session(params.name) else arguments)
+        own_session = names_own_session(params.name)
+        if own_session:
+            arguments = with_own_session(ctx, arguments)
+        session_id = session_for(ctx, {} if own_session else arguments)
         result = await sync_to_async(bridge.call_tool, thread_sensitive=True)(token, params.name, session_id, arguments)
     except Exception as exc:  # a tool error is a result the model reads, never a crashed request
         return error_result(api_error(exc, f"the MCP tool call {params.name}"))
