@@ -47,7 +47,7 @@ def test_the_chinese_pages_name_each_predicate_in_chinese_and_agents_keep_the_na
     api, client = chat
     facts = zh(client, "/spaces/default/facts/")
     for predicate, shown in (("location", "居住地"), ("allergy", "过敏"), ("spouse", "配偶")):
-        assert f'data-predicate="{predicate}" title="{predicate}">{shown}</span>' in facts
+        assert f'data-predicate="{predicate}" title="智能体读到的名称是 {predicate}">{shown}</span>' in facts
         assert f"<code>{predicate}</code>" not in facts
     history = zh(client, "/spaces/default/facts/history/?subject=user&predicate=location")
     assert ">居住地</span>" in history
@@ -58,7 +58,17 @@ def test_the_chinese_pages_name_each_predicate_in_chinese_and_agents_keep_the_na
     memory = zh(client, f"/spaces/default/entries/{entry.pk}/")
     assert ">居住地</span> = <span translate=\"no\">无锡</span>" in memory and ">过敏</span>" in memory
     person = zh(client, "/spaces/default/entities/?entity=周晴")  # the person entity and how she is the user's
-    assert '用户 · <span class="predicate" data-predicate="spouse" title="spouse">配偶</span> = <span translate="no">周晴' \
+    assert '用户 · <span class="predicate" data-predicate="spouse" title="智能体读到的名称是 spouse">配偶</span> = ' \
+        '<span translate="no">周晴' \
         in person
     listed = api.tool("memory_facts", action="list").json()["result"]["facts"]
     assert {f["predicate"] for f in listed} == {"location", "allergy", "spouse"}
+
+
+def test_the_facts_page_lists_the_users_facts_first_in_the_frames_order(chat):
+    api, client = chat
+    api.tool("memory_facts", action="assert", subject="Ana", predicate="job", value="pilot")
+    api.tool("memory_facts", action="assert", predicate="zodiac", value="Leo")  # one a person made up comes last
+    facts = zh(client, "/spaces/default/facts/")
+    order = [facts.index(f'data-predicate="{p}"') for p in ("spouse", "allergy", "zodiac")]
+    assert order == sorted(order) and facts.index('data-predicate="zodiac"') < facts.index(">Ana<")

@@ -16,7 +16,7 @@ from memoryhub.dashboard.forms.memories import FactForm
 from memoryhub.dashboard.forms.rules import argument_schema
 from memoryhub.dashboard.partials import htmx_partial, render_page
 from memoryhub.memories.facts import slots as fact_store
-from memoryhub.memories.growth.persona import said_at
+from memoryhub.memories.growth.persona import frame_order, said_at
 from memoryhub.memories.models import Fact
 from memoryhub.spaces.models import MemorySpace
 
@@ -42,8 +42,9 @@ def with_said_at(facts) -> list[Fact]:
 
 def facts_context(space: MemorySpace, form: FactForm | None = None, **extra) -> dict:
     active = Fact.objects.filter(space=space, status=Fact.Status.ACTIVE).select_related("source_entry").order_by(
-        "subject", "predicate", "-created_at")
-    return {**space_context(space, "facts"), "facts": with_said_at(active), "fact_form": form or FactForm(),
+        "-created_at")
+    ordered = sorted(active, key=frame_order)  # stable: the newest first within one predicate
+    return {**space_context(space, "facts"), "facts": with_said_at(ordered), "fact_form": form or FactForm(),
             "predicates": fact_store.PREDICATES, **extra}
 
 

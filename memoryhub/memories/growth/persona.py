@@ -162,6 +162,14 @@ def label(predicate: str) -> str:
     return LABELS.get(predicate, predicate)
 
 
+def frame_order(fact: Fact) -> tuple:
+    """Where a fact stands in a list read as the frame is: the user's first, the frame's predicates in its order
+    (who they are before what they like), a made-up predicate after them; then the people the user named."""
+    known = list(LABELS)
+    return (fact.subject != "user", fact.subject,
+            known.index(fact.predicate) if fact.predicate in LABELS else len(known), fact.predicate)
+
+
 def grouped(facts: list[Fact], dislikes: list[Fact] = ()) -> list[tuple[str, list[Fact]]]:
     """(predicate, its facts) in frame order: the known predicates first, then any other a person asserted;
     dislikes join `dislike`."""
