@@ -106,6 +106,18 @@ def test_relative_dates_in_a_memory_get_their_absolute_date():
     assert resolve("我昨天去了，去年也去过，上个月没去，3天前下雨", said) == (
         "我昨天（2023年5月7日）去了，去年（2022年）也去过，上个月（2023年4月）没去，3天前（2023年5月5日）下雨")
     assert resolve("a year ago", date(2024, 2, 29)) == "a year ago (2023)"
+    assert resolve("下周三我值夜班，上个星期五没去，这周日休息", said) == (
+        "下周三（2023年5月17日）我值夜班，上个星期五（2023年5月5日）没去，这周日（2023年5月14日）休息")
+
+
+def test_a_chinese_memory_naming_a_latin_tool_is_dated_in_chinese():
+    from datetime import date
+
+    from memoryhub.memories.recall.dates import day_for
+
+    said = date(2023, 5, 8)
+    assert day_for(said, "User: 科室里老王推荐我用Notion记笔记，我觉得还不错。 Assistant: Notion确实好用。") == "2023年5月8日"
+    assert day_for(said, "User: I love 火锅 and hot pot nights. Assistant: Noted.") == "8 May 2023"
 
 
 @pytest.mark.parametrize("text, expected", [

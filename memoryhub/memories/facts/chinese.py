@@ -46,6 +46,8 @@ ROWS: list[P] = [
       (("回答的时候请用中文。", "中文"),), request=True),
     P("language", r"(?:请|以后)?(?:和|跟|对)我(?:说话|聊天|交流|沟通)(?:的时候|时)?(?:请|都|一律|要|就)*(?:用|说)<lang>",
       (("跟我说话请用中文。", "中文"),), request=True),
+    P("language", r"(?:请|都|尽量|一律|最好)*(?:用|使用)<lang>(?:吧|哦|啊)?{end}", (("以后回答我尽量简短一点，用中文。", "中文"),),
+      request=True),
     P("language", r"我(?:的)?母语是<lang>", (("我的母语是粤语。", "粤语"),)),
 
     # --- the model the user works with (the seed's `model`) ---

@@ -17,6 +17,7 @@ from django.utils import timezone
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}  # 周日 and 周天 are Sunday
 NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
            "nine": 9, "ten": 10, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
            "八": 8, "九": 9, "十": 10}
@@ -26,6 +27,8 @@ _RELATIVE = re.compile(
     r"(?i:\b(?P<en>the day before yesterday|the day after tomorrow|yesterday|tomorrow|last night|last year|"
     r"next year|last month|next month|last week|next week|"
     rf"(?P<side>last|next) (?P<weekday>{'|'.join(WEEKDAYS)})|{_COUNT} (?P<unit>days?|weeks?|months?|years?) ago)\b)"
+    # 下周三, 上个星期五, 这周日: a weekday of a week named relative to the day, before 下周 alone
+    r"|(?P<zhday>(?P<zhside>上|下|这|本)(?:个)?(?:周|星期|礼拜)(?P<zhweekday>[一二三四五六日天]))"
     rf"|(?P<zh>前天|昨天|昨晚|明天|后天|去年|明年|上个月|下个月|上周|上星期|下周|下星期|"
     rf"{_ZH_COUNT}(?P<zhunit>天|周|个星期|个月|年)前)"
 )
@@ -44,12 +47,16 @@ def day(moment: datetime | date) -> str:
 
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+_SPEAKER_LABEL = re.compile(r"\b(?:User|Assistant):")
 
 
 def day_for(moment: datetime | date, text: str) -> str:
-    """The date in the language of the memory it heads: "2023年5月8日" above Chinese words, else "8 May 2023"."""
-    if len(_HAN.findall(text)) > max(1, len(_LATIN.findall(text))):
+    """The date in the language of the memory it heads: "2023年5月8日" above Chinese words, else "8 May 2023". A
+    Chinese character is about a word: Chinese wins over twice as many Latin words, the speakers' labels not
+    counted (a Chinese turn naming Notion is Chinese)."""
+    latin_words = _LATIN_WORD.findall(_SPEAKER_LABEL.sub(" ", text))
+    if len(_HAN.findall(text)) > max(1, 2 * len(latin_words)):
         return ZH_FORMATS["day"](to_date(moment))
     return day(moment)
 
@@ -74,7 +81,7 @@ def resolve(text: str, moment: datetime | date) -> str:
 
     def absolute(match: re.Match) -> str:
         when, unit = _when(match, said_on)
-        if match.group("zh"):
+        if match.group("zh") or match.group("zhday"):
             return f"{match.group(0)}（{ZH_FORMATS[unit](when)}）"
         return f"{match.group(0)} ({EN_FORMATS[unit](when)})"
 
@@ -96,6 +103,10 @@ def _when(match: re.Match, said_on: date) -> tuple[date, str]:
     weeks = {"last week": -1, "上周": -1, "上星期": -1, "next week": 1, "下周": 1, "下星期": 1}
     if phrase in weeks:
         return said_on - timedelta(days=said_on.weekday()) + timedelta(weeks=weeks[phrase]), "week"
+    if match.group("zhday"):
+        monday = said_on - timedelta(days=said_on.weekday())
+        weeks = {"上": -1, "下": 1}.get(match.group("zhside"), 0)
+        return monday + timedelta(weeks=weeks, days=ZH_WEEKDAYS[match.group("zhweekday")]), "day"
     if match.group("weekday"):
         target = WEEKDAYS.index(match.group("weekday").lower())
         if match.group("side").lower() == "next":
