@@ -147,6 +147,9 @@ ROWS: list[P] = [
                 r"\s+(?:disease|syndrome|disorder))\b",
       (("I have type 2 diabetes.", "type 2 diabetes"), ("I suffer from migraines.", "migraines"),
        ("I was diagnosed with ADHD.", "ADHD"))),
+    P("health", r"as\s+(?:someone|somebody|a\s+person)\s+(?:with|who\s+has)\s+(?:(?:a|an|mild|severe|chronic)\s+)*"
+                r"(?P<v__word__0>(?:type\s+[12]\s+)?{condition})\b",
+      (("As someone with celiac disease, I need to be careful.", "celiac disease"),)),
     P("health", r"i\s+am\s+{adv}(?P<v__word__0>diabetic|asthmatic|epileptic|anemic|anaemic|lactose\s+intolerant|coeliac|celiac|"
                 r"gluten\s+intolerant|colou?rblind|deaf|hard\s+of\s+hearing|pregnant|short-sighted|nearsighted|"
                 r"autistic|dyslexic)\b", (("I'm diabetic.", "diabetic"), ("I am pregnant", "pregnant"))),
@@ -193,8 +196,9 @@ ROWS: list[P] = [
     P("pet", r"{have}\s+(?:two|three|four|\d)\s+(?P<note>{pet})s\s*[,:]\s*(?:called\s+|named\s+)?<names>",
       (("We've got two cats, Salt and Pepper.", "Salt (cat)"),)),
     P("pet", r"{have}\s+(?:a|an|one|two|three)?\s*(?:[a-z-]+\s+){0,2}?(?P<note>{pet})s?\s*,?\s+"
-             r"(?:called|named|whose\s+name\s+is)\s+<names>",
-      (("We have a cat named Miso.", "Miso (cat)"), ("I have a golden retriever called Max.", "Max (golden retriever)"))),
+             r"(?:called|named|whose\s+name\s+is|(?:her|his|its|their)\s+names?\s+(?:is|are))\s+<names>",
+      (("We have a cat named Miso.", "Miso (cat)"), ("I have a golden retriever called Max.", "Max (golden retriever)"),
+       ("I just adopted a rescue cat, her name is Pixel.", "Pixel (cat)"))),
     P("pet", r"(?:my|our)\s+(?:(?:little|new|old|rescue|sweet|lazy)\s+)?(?P<note>{pet})" + _REL + "<names>",
       (("My dog Biscuit hates thunder.", "Biscuit (dog)"),)),
     P("pet", r"{have}\s+(?:a|an|one|two|three)\s+(?P<v__word__0>{pet})s?{end}", (("We have a hamster.", "hamster"),)),
@@ -307,7 +311,7 @@ ROWS: list[P] = [
               r"am\s+aiming|have\s+decided|decided|dream|am\s+going)\s+(?:to|of)\s+(?P<v__thing__0>{goalverb}\b[^,;:]*)",
       (("I want to learn Korean next year.", "learn Korean next year"), ("I hope to visit Iceland someday.",
                                                                        "visit Iceland someday")), gate="goal"),
-    P("goal", r"i\s+am\s+{adv}(?:slowly\s+)?learning\s+(?:to\s+|how\s+to\s+)?<thing>",
+    P("goal", r"i\s+(?:am|have\s+been)\s+{adv}(?:slowly\s+)?learning\s+(?:to\s+|how\s+to\s+)?<thing>",
       (("I'm learning to play piano.", "play piano"),), gate="goal"),
     P("habit", r"(?P<note>(?:on\s+(?:weekends|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|"
                r"every\s+(?:day|morning|evening|night|week|weekend|month|monday|tuesday|wednesday|thursday|friday|"

@@ -62,7 +62,8 @@ _EN_FILLER = re.compile(
     r"professionally|originally|in\s+fact|personally|as\s+for\s+me|about\s+me|nice\s+to\s+meet\s+you|"
     r"good\s+(?:morning|evening|afternoon)|for\s+your\s+information|quick\s+note|just\s+a\s+heads\s+up|"
     r"heads\s+up|one\s+more\s+thing|oh\s+and|there|these\s+days|nowadays|lately|at\s+the\s+moment|"
-    r"(?:this|next)\s+year|for\s+now|right\s+now)\b[\s,!.:;-]*)*", re.I)
+    r"(?:this|next)\s+year|for\s+now|right\s+now|since|because|given\s+that|seeing\s+(?:as|that)|now\s+that)"
+    r"\b[\s,!.:;-]*)*", re.I)
 _ZH_FILLER = re.compile(
     r"(?:(?:那么?|好的?|嗯+|哦|噢|对了|另外|还有|然后|记住|请记住|你要记住|注意|补充一下|提醒一下|顺便说一下|顺便|"
     r"其实|说实话|老实说|告诉你|跟你说|我跟你说|话说|大家好|你好|您好|嗨|哈喽|因为|所以|而且|不过|ok|OK|"
@@ -550,8 +551,9 @@ def _passes(gate: str, value: str, clause: str, chinese: bool) -> bool:
     ephemeral = values.ephemeral_zh(clause) if chinese else values.ephemeral_en(clause)
     if gate == "ephemeral":
         return not ephemeral
-    if gate == "habit":
-        return not ephemeral and (chinese or not values.told_in_past(value))
+    if gate == "habit":  # 周末带孩子去公园了: done once, not done every weekend
+        told_once = values.told_in_past(value) if not chinese else bool(_ZH_DONE.search(clause)) and "习惯" not in clause
+        return not ephemeral and not told_once
     if gate == "goal":
         if not chinese:
             return not ephemeral
@@ -559,6 +561,7 @@ def _passes(gate: str, value: str, clause: str, chinese: bool) -> bool:
     raise ValueError(f"no gate {gate!r}")
 
 
+_ZH_DONE = re.compile(r"了[吧啊呀呢]?\s*$")
 # A Chinese wish is a goal when it has a horizon (明年, 以后) or a life goal's verb (学, 考, 留学, 减肥 …).
 _ZH_GOAL = re.compile(
     r"今年|明年|后年|以后|将来|未来|总有一天|有一天|这辈子|年底|年内|毕业后|退休后|[0-9一二三四五六七八九十]+岁(?:之)?前|早日|"

@@ -14,6 +14,8 @@ from memoryhub.memories.facts import vocab
 from memoryhub.memories.text import segment
 
 _CAP = "A-ZÀ-ÖØ-Þ"
+# The rest of a clause: up to a comma, or to where a new one starts ("I hate running | but I love swimming")
+_EN_CLAUSE_TEXT = r"(?:(?!\s+(?:but|however|whereas|and\s+(?:i|we|my|our)|so\s+(?:i|we))\b)[^,;:])+"
 EN_KINDS = {
     # A capitalised name: "Olivia Brandt", "Luca".
     "name": rf"(?-i:[{_CAP}][\w'.-]*(?:\s+[{_CAP}][\w'.-]*){{0,2}})",
@@ -27,11 +29,12 @@ EN_KINDS = {
     # An organisation: a capitalised name ("Maersk", "Procter & Gamble"), or "a bank", "the children's hospital".
     "org": rf"(?:(?-i:[{_CAP}0-9][\w'.&-]*(?:\s+(?:&\s+|of\s+|and\s+|for\s+)?(?-i:[{_CAP}0-9])[\w'.&-]*){{0,4}})"
            r"|(?:a|an|the)\s+[\w'&-]+(?:\s+[\w'&-]+){0,5})",
-    "thing": r"[^,;:]+",
-    "brands": r"[^,;:]+",
+    "thing": _EN_CLAUSE_TEXT,
+    "brands": _EN_CLAUSE_TEXT,
     # A list ("cats, dust and pollen") stops where a new clause starts (", but I …", ", so …").
-    "things": r"[^,;:]+(?:,(?!\s*(?:but|so|because|which|though|although|while|whereas|and\s+(?:i|my|we)|i|my|we)\b)"
-              r"[^,;:]+)*",
+    "things": _EN_CLAUSE_TEXT + r"(?:,(?!\s*(?:but|so|because|which|though|although|while|whereas|and\s+(?:i|my|we)|i|my|we|no|not|"
+                                  r"please|thanks|then|that|this|it|you)\b)"
+              + _EN_CLAUSE_TEXT + r")*",
     "job": r"(?:[\w-]+\s+){0,3}?" + vocab.EN_JOBS + r"s?\b",
     "lang": vocab.LANGUAGES_EN,
     "num": r"\d{1,3}(?:\.\d)?|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[-\s](?:one|two|three|four|five|six|seven|eight|nine))?",
@@ -156,6 +159,9 @@ def clean_en(kind: str, raw: str) -> str:
     # "learning Spanish from our neighbour": who it comes from is not the thing itself
     value = re.sub(r"\s+from\s+(?:my|our|a|an|the|his|her|their|some)\s+\w+(?:\s+\w+)?$", "", value, flags=re.I)
     value = _EN_TRAIL.sub("", value).strip(" \"'.!")
+    # "Spanish on Duolingo for 200 days straight": how long, and where, are not the thing
+    value = re.sub(r"\s+(?:on\s+(?-i:[A-Z])\w*\s+)?for\s+(?:\d+|a|an|many|several|a\s+few|\w+)\s+(?:days?|weeks?|months?|years?)"
+                   r"(?:\s+(?:straight|now|already))?$", "", value, flags=re.I)
     if value.lower().startswith("to "):
         value = value[3:]
     value = _EN_ARTICLE.sub("", value)
