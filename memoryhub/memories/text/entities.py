@@ -109,7 +109,8 @@ _NAMED_THING_ZH = re.compile(r"(?:公司|单位|学校|团队|工作室|店|厂|
                              r"(?P<name>[一-鿿A-Za-z0-9]{2,10}?)(?=[，,。.！!？?；;、\s]|$|吧|了|呢|啊)")
 # 老 or 小 and a surname, where a word ends (the segmenter splits 老陈 and 小刘 apart, or tags 老周 a time word)
 _FAMILIAR_ZH = re.compile("(?<![老小大从])([老小][" + "".join(sorted(segment.ZH_SURNAMES)) + "])"
-                          r"(?=[在说和跟与去来是的也都还又要会把给让被今明昨上下吃喝做写看想觉打发帮请找问告回走到，,。.！!？?；;、：:\s]|$)")
+                          r"(?=[在说和跟与去来是的也都还又要会把给让被今明昨上下吃喝做写看想觉打发帮请找问告回走到推送买带约教陪借讲负管修改选提介联拉"
+                          r"，,。.！!？?；;、：:\s]|$)")
 # A proper name with one of these endings is a place, whatever the dictionary's guess (金鸡湖, 黄山, 鼓浪屿)
 _PLACE_ENDINGS = tuple("湖山河江海岛屿湾峡谷港寺塔桥街巷镇村县市省州")
 _CLAUSE_EDGE = frozenset("，,。.！!？?；;：:、\n")
@@ -296,6 +297,8 @@ def chinese_names(text: str) -> list[tuple[str, str]]:
             kind = "organisation"  # 我在华为上班
         elif kind == "person" and before in ("老", "小", "阿"):
             continue  # 老|刘说: the segmenter glued the verb to the surname; 老刘 was found above
+        elif kind == "person" and len(word) == 2 and word[0] in "老小" and word[1] in segment.ZH_SURNAMES:
+            pass  # 老王 as one word: how colleagues are called, whatever follows it (老王推荐…)
         elif kind == "person" and (_alone(before, following) or following in _ASPECT_ZH
                                    or not segment.looks_like_person(word, tag)):
             continue  # 明白，…: a word that is a clause of its own is an answer or a greeting, not a mention
