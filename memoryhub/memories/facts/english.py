@@ -125,19 +125,16 @@ ROWS: list[P] = [
     # --- health, allergies, diet (before traits and jobs: "I am vegan") ---
     P("allergy", r"i\s+am\s+not\s+allergic\s+to\s+<things>", (("I'm not allergic to penicillin.", "penicillin"),),
       negative=True),
-    P("allergy", r"i\s+am\s+{adv}(?:(?:very|severely|mildly|deathly|slightly|a\s+bit|a\s+little|highly)\s+)?"
-                 r"allergic\s+to\s+<things>",
+    P("allergy", r"i\s+am\s+{adv}{severe}allergic\s+to\s+<things>",
       (("I'm allergic to shellfish.", "shellfish"), ("I'm allergic to cats and dust.", "dust"))),
-    P("allergy", r"i\s+(?:have|have\s+got|got)\s+(?:a|an)\s+(?:(?:severe|mild|bad|serious|slight|terrible|deadly|"
-                 r"life-threatening|nasty)\s+)?(?P<v__word__0>[\w\s-]{2,30}?)\s+allerg(?:y|ies)",
+    P("allergy", r"i\s+(?:have|have\s+got|got)\s+(?:a|an)\s+{severe}(?P<v__word__0>[\w\s-]{2,30}?)\s+allerg(?:y|ies)",
       (("I have a severe nut allergy.", "nut"),)),
-    P("allergy", r"<things>\s+(?:gives?|causes?|makes?|made)\s+me\s+(?:a|an)?\s*(?:(?:bad|severe|mild|serious|nasty|terrible)\s+)?"
-                 r"(?:allergic\s+reactions?|allergies|an\s+allergy|hives|break\s+out|swell\s+up|a\s+rash)",
+    P("allergy", r"<things>\s+(?:gives?|causes?|makes?|made)\s+me\s+(?:a|an)?\s*{severe}(?:allergic\s+reactions?|allergies|an\s+allergy|hives|break\s+out|swell\s+up|a\s+rash)",
       (("Penicillin gives me a bad allergic reaction.", "Penicillin"), ("Eggs make me break out in hives.", "Eggs"))),
     P("allergy", r"i\s+(?:cannot|can\s+not|must\s+not|do\s+not|never)\s+(?:eat|have|drink|touch|take)\s+<things>\s*[,;]?\s*"
-                 r"(?:(?:because|as|since)\s+)?i\s+am\s+{adv}(?:(?:very|severely|deathly|highly)\s+)?allergic\b",
+                 r"(?:(?:because|as|since)\s+)?i\s+am\s+{adv}{severe}allergic\b",
       (("I can't eat nuts, I'm allergic.", "nuts"),)),
-    P("allergy", r"i\s+(?:get|have|had)\s+(?:a|an)?\s*(?:(?:bad|severe|mild|serious)\s+)?allergic\s+reactions?\s+to\s+<things>",
+    P("allergy", r"i\s+(?:get|have|had)\s+(?:a|an)?\s*{severe}allergic\s+reactions?\s+to\s+<things>",
       (("I get an allergic reaction to latex.", "latex"),)),
     P("allergy", r"i\s+have\s+(?:allergies|an\s+allergy)\s+to\s+<things>", (("I have an allergy to wasps.", "wasps"),)),
     P("health", r"i\s+(?:have|have\s+got|got|suffer\s+from|live\s+with|am\s+living\s+with|struggle\s+with|deal\s+with|"

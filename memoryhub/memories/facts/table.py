@@ -38,6 +38,9 @@ EN_CLASSES = {
             r"kind\s+of|sort\s+of|definitely|honestly|truly|genuinely|already|mostly|generally|usually|"
             r"always|certainly|seriously|super|incredibly|extremely|deeply|strongly|much|remotely|part-time|"
             r"full-time|freelance|happily|finally|recently|proudly|mainly)\s+)*"),
+    # how bad an allergy or a reaction is: "severely allergic", "a bad allergic reaction", "a mild nut allergy"
+    "severe": (r"(?:(?:very|severely|mildly|deathly|slightly|a\s+bit|a\s+little|highly|severe|mild|bad|serious|slight|"
+               r"terrible|deadly|life-threatening|nasty)\s+)*"),
     "have": r"(?:i|we)\s+(?:also\s+|just\s+|recently\s+|finally\s+)?(?:have|own|adopted|got|rescued|have\s+got|"
             r"have\s+adopted|have\s+rescued|have\s+just\s+(?:got|adopted))",
     "job": vocab.EN_JOBS, "lang": vocab.LANGUAGES_EN, "pet": vocab.EN_PETS, "condition": vocab.EN_CONDITIONS,
