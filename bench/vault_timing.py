@@ -35,14 +35,14 @@ def run(rounds: int = ROUNDS) -> dict:
         assert response.status_code == 200, response.content
         return elapsed * 1000
 
-    stored = "the safe code is 4711"
+    stored = "the treasure lies under oak 4711"
     note(stored)
     for n in range(20):  # warm caches before measuring
         note(f"warm-up {n}")
     duplicate, new = [], []
     for n in range(rounds):
         duplicate.append(note(stored))
-        new.append(note(f"the safe code is {n:04d}x"))
+        new.append(note(f"the treasure lies under oak {n:04d}x"))
     return {"rounds": rounds, "duplicate_ms": statistics.median(duplicate), "new_ms": statistics.median(new),
             "duplicate_p90": statistics.quantiles(duplicate, n=10)[-1], "new_p90": statistics.quantiles(new, n=10)[-1]}
 

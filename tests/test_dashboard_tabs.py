@@ -126,7 +126,7 @@ def test_recall_preview_is_exactly_what_context_injects_and_bumps_nothing(client
     api_answer = api.post("context", {"session_id": "s9", "query": query, "space": "default", "max_chars": 900}).json()
     assert preview.text == api_answer["text"] and preview.items == api_answer["items"]
     assert f"{preview.chars}</strong> / 900".encode() in r.content
-    assert b'data-predicate="nickname" title="nickname">called</span> = <span translate="no">Bob</span>' in r.content and b"profile and frame" in r.content
+    assert b'data-predicate="nickname" title="Agents read it as nickname">called</span> = <span translate="no">Bob</span>' in r.content and b"profile and frame" in r.content
 
 
 def test_recall_preview_partial_and_default_budget(client, staff, api):

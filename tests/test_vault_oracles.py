@@ -21,7 +21,8 @@ from tests.answers import refused, result
 
 pytestmark = pytest.mark.django_db
 
-SAFE = "the safe code is 4711"
+# A text an agent might guess at, in no secret's shape (a safe code or a PIN is redacted before it is stored)
+SAFE = "the treasure lies under oak 4711"
 
 
 @pytest.fixture
@@ -38,7 +39,7 @@ def note(api, text, space="safe", session_id="s1"):
 def test_a_vault_write_answers_a_fresh_receipt_for_a_duplicate(api, vault):
     first = note(api, SAFE)
     again = note(api, SAFE)
-    other = note(api, "the safe code is 1234")
+    other = note(api, "the treasure lies under oak 1234")
     assert int(first["id"]) < int(again["id"]) < int(other["id"])  # a new id, like any new write
     assert again.keys() == other.keys() == first.keys() and again["redactions"] == other["redactions"] == 0
     assert Entry.objects.filter(space=vault, body=SAFE).count() == 2  # no content dedup in a vault
@@ -46,7 +47,7 @@ def test_a_vault_write_answers_a_fresh_receipt_for_a_duplicate(api, vault):
 
 def test_a_batch_of_guesses_answers_alike_whether_or_not_one_is_stored(api, vault):
     note(api, SAFE)
-    guesses = [f"the safe code is {n:04d}" for n in range(4700, 4720)]
+    guesses = [f"the treasure lies under oak {n:04d}" for n in range(4700, 4720)]
     answers = result(api.tool("memory_note_batch", notes=guesses, space="safe"))["results"]
     ids = [int(a["id"]) for a in answers]
     assert ids == sorted(ids) and len(set(ids)) == len(ids)  # fresh, in order: the right guess looks like the rest
@@ -150,7 +151,7 @@ def statements(api, space: str, text: str, *, turn: bool) -> list[str]:
 
 
 @pytest.mark.parametrize("stored, new, turn", [
-    (SAFE, "the safe code is 4712", False),
+    (SAFE, "the treasure lies under oak 4712", False),
     ("Call me Bob, my PIN hint is the cat", "Call me Rob, my PIN hint is the dog", True),  # a fact slot
     ("Alice Moreau keeps the key to the Annecy flat", "Bruno Lacroix keeps the key to the Lyon flat", False),
 ])
