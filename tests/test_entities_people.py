@@ -35,6 +35,7 @@ def test_a_familiar_name_is_not_glued_to_the_verb_after_it_and_a_company_named_b
     assert people("老刘说下周去成都出差。") == ["老刘"]
     assert people("科室里老王推荐我用Notion记笔记。") == ["老王"] and people("我和小刘推荐了一家店。") == ["小刘"]
     assert people("老师推荐的书") == [] and people("小时候我住在乡下") == []
+    assert people("阿杰推荐了一家日料店。") == ["阿杰"] and people("阿姨说明天来。") == []
     assert [(m.name, m.kind) for m in mentions("我们公司叫星辰科技。")] == [("星辰科技", "organisation")]
 
 

@@ -108,7 +108,9 @@ _NICK_PREFIX = "小老阿"
 _NAMED_THING_ZH = re.compile(r"(?:公司|单位|学校|团队|工作室|店|厂|医院|集团)(?:的名字)?(?:叫做|名叫|叫|名字是)"
                              r"(?P<name>[一-鿿A-Za-z0-9]{2,10}?)(?=[，,。.！!？?；;、\s]|$|吧|了|呢|啊)")
 # 老 or 小 and a surname, where a word ends (the segmenter splits 老陈 and 小刘 apart, or tags 老周 a time word)
-_FAMILIAR_ZH = re.compile("(?<![老小大从])([老小][" + "".join(sorted(segment.ZH_SURNAMES)) + "])"
+_FAMILIAR_ZH = re.compile("(?<![老小大从])([老小][" + "".join(sorted(segment.ZH_SURNAMES)) + "]"
+                          # 阿杰, 阿明: 阿 and a given name (not 阿姨, 阿婆, 阿里, 阿拉 …)
+                          r"|阿[^姨婆公伯哥妹姐叔爸妈拉里弥嚏门\W\da-zA-Z])"
                           r"(?=[在说和跟与去来是的也都还又要会把给让被今明昨上下吃喝做写看想觉打发帮请找问告回走到推送买带约教陪借讲负管修改选提介联拉"
                           r"，,。.！!？?；;、：:\s]|$)")
 # A proper name with one of these endings is a place, whatever the dictionary's guess (金鸡湖, 黄山, 鼓浪屿)
