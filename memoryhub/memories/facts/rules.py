@@ -114,7 +114,7 @@ _ZH_TITLED = re.compile(r"^(?:" + "|".join(segment.ZH_SURNAMES) + r")(?:总|老�
 def extract(text: str) -> list[Claim]:
     """Claims from the declared patterns, each about its speaker (the user unless a line names another)."""
     claims: list[Claim] = []
-    for subject, said in _by_speaker(text or ""):
+    for subject, said in _by_speaker((text or "")[:TEXT_CHARS]):
         for sentence in _sentences(said):
             for claim in _sentence_claims(sentence):
                 # a row naming its own subject (思琪的生日是六月三号) keeps it; the rest are the speaker's
@@ -142,7 +142,7 @@ _NOT_SPEAKERS = frozenset(
 def _by_speaker(text: str) -> list[tuple[str, str]]:
     """(subject, what they said) per line: a leading "Name:" names the speaker until the next one does
     (a heading such as "Note:" is only taken off)."""
-    parts: list[tuple[str, str]] = []
+    parts: list[tuple[str, list[str]]] = []
     subject = "user"
     for line in text.splitlines():
         match = _SPEAKER.match(line)
@@ -152,10 +152,18 @@ def _by_speaker(text: str) -> list[tuple[str, str]]:
                 subject = "user" if name.casefold() in _USER_LABELS else name[:100]
             line = line[match.end():]
         if parts and parts[-1][0] == subject:
-            parts[-1] = (subject, parts[-1][1] + "\n" + line)
+            parts[-1][1].append(line)
         else:
-            parts.append((subject, line))
-    return parts
+            parts.append((subject, [line]))
+    return [(subject, "\n".join(lines)) for subject, lines in parts]
+
+
+# What a sentence may hold for the patterns: people say who they are in sentences, not in pasted lists or logs, and
+# the patterns' work grows faster than a sentence's length ("I hate a, a, a, …" of 9,000 characters took 11 s).
+SENTENCE_CHARS = 400
+# What a text may hold for them: every sentence is tried against every row (about 25 µs a sentence), and a turn of
+# half a megabyte is a pasted document, not someone telling who they are.
+TEXT_CHARS = 20_000
 
 
 def _sentences(text: str) -> list[str]:
@@ -163,7 +171,7 @@ def _sentences(text: str) -> list[str]:
     parts: list[str] = []
     for match in _SENTENCE.finditer(text):
         pieces = _EN_PERIOD.split(match.group(0))
-        parts.extend(p.strip() for p in pieces if p.strip())
+        parts.extend(p.strip()[:SENTENCE_CHARS] for p in pieces if p.strip())
     return parts
 
 
