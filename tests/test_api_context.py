@@ -25,6 +25,18 @@ def test_relevant_summaries_with_ids_but_no_full_text(api):
     assert any(i["id"] == entry_id and i["kind"] == "entry" for i in data["items"])
 
 
+def test_a_long_message_with_a_pasted_file_is_answered_by_its_beginning_and_its_end(api):
+    r = api.turn("The flamingo exporter writes its CSV into /srv/exports at midnight.", "Noted.")
+    entry_id = r.json()["entry"]["id"]
+    pasted = "\n".join(f"row {n},lorem,ipsum,dolor" for n in range(2000))  # about 50,000 characters
+    for message in (f"{pasted}\nWhere does the flamingo exporter write its CSV?",
+                    f"Where does the flamingo exporter write its CSV? Here is the file:\n{pasted}"):
+        assert len(message) > 40_000
+        assert f"id={entry_id}" in context(api, message)["text"]
+    too_large = api.post("context", {"session_id": "s1", "query": "x" * (1 << 20)})
+    assert too_large.status_code == 413 and too_large.json()["error"]["code"] == "too_large"
+
+
 def test_budget_is_never_exceeded(api):
     for i in range(30):
         api.turn(f"Question {i} about the kubernetes cluster upgrade plan", f"Answer {i} about kubernetes")

@@ -16,13 +16,18 @@ from memoryhub.operations.fields import WORKSPACE, SessionId, SkipTags, Space, W
 from memoryhub.spaces.models import MemorySpace
 
 
+MESSAGE_CHARS = 1_048_576  # a user's message, pasted files and all (the body's own cap); search reads a bounded part
+
+
 class Context(Input):
     """What to inject before a turn: the pinned notebooks, who the user is, and recall cards for the query,
     within a budget of characters."""
 
     noun = "field"
     session_id: SessionId = Field(description="the agent's conversation")
-    query: Text(4000) = Field("", description="the user's message or what the agent is about to do")
+    query: Text(MESSAGE_CHARS) = Field("", description=(
+        "the user's message or what the agent is about to do, of any length within the body's 1 MiB: one longer "
+        "than 4,000 characters is searched by its lines that read as prose, from its beginning and its end"))
     space: Space = Field("", description="read only this space")
     workspace: Workspace = Field("", description=WORKSPACE)
     max_chars: int | None = Field(None, ge=0, le=100_000, description=(

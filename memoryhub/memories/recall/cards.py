@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Collection, Iterable
 
 from memoryhub.memories.recall import block, references
@@ -104,6 +105,42 @@ def remote_cards(space: MemorySpace, query: str, limit: int, origin: str | None,
 
 
 CANDIDATES_PER_CARD = 4
+# The most of a query search reads: a user's message may be a pasted file with the question before or after it,
+# so a longer one is read by the lines that read as prose, from its beginning and its end.
+QUERY_CHARS = 4000
+_CODE_MARKS = re.compile(r"[(){}\[\]=;<>|\\/_#$*`]")
+
+
+def _prose(line: str) -> bool:
+    """A line a person wrote, not one of a pasted file: several words (or a run of Chinese), few code marks."""
+    han = sum("\u4e00" <= c <= "\u9fff" for c in line)
+    words = len(line.split())
+    return (words >= 3 or han >= 6) and len(_CODE_MARKS.findall(line)) <= 1 and sum(c.isdigit() for c in line) * 4 < len(line)
+
+
+def searched_query(query: str) -> str:
+    """The query as search reads it: whole up to QUERY_CHARS; else its prose lines, from the first and from the
+    last, up to half of that each (its first and last characters when no line reads as prose)."""
+    if len(query) <= QUERY_CHARS:
+        return query
+    half = QUERY_CHARS // 2
+    prose = [line.strip() for line in query.splitlines() if _prose(line)]
+    head = _lines_within(prose, half)
+    tail = _lines_within(prose[len(head):][::-1], half)[::-1]
+    if not head and not tail:
+        return f"{query[:half]} … {query[-half:]}"
+    return " … ".join(" ".join(part) for part in (head, tail) if part)
+
+
+def _lines_within(lines: list[str], room: int) -> list[str]:
+    """The lines from the first on while their characters fit in `room`."""
+    taken, used = [], 0
+    for line in lines:
+        if used + len(line) > room:
+            break
+        taken.append(line)
+        used += len(line)
+    return taken
 
 
 def expand_references(query: str, spaces: list[MemorySpace], session_id: str,
@@ -166,6 +203,7 @@ def context_block(books: list[dict], spaces: list[MemorySpace], query: str, *, o
     whole budget. Either way no card repeats a notebook entry the reader has (the entries mirrored into the
     spaces would otherwise come back as cards of a query that shares their words)."""
     budget = space_settings.effective(home)["maxInjectChars"] if max_chars is None else max_chars
+    query = searched_query(query)
     pinned_here = books if notebooks else []
     first, first_items = hot.render_snapshot(pinned_here, budget // hot.PINNED_SHARE)
     # what the reader has: the session's notebooks when it pins its own, else the entries pinned here (the final

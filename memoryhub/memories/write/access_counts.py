@@ -31,10 +31,11 @@ def _note_recall(noted: list[tuple[MemorySpace, list[int]]], query: str, actor: 
     for space, ids in noted:
         if ids:
             Entry.objects.filter(pk__in=ids).update(hits=F("hits") + 1, last_accessed_at=now)
-        # Redacted before the cut: a key cut in two might no longer look like one. The ids last: a memory's page
-        # lists who recalled it from them (recall_ids reads them back).
+        # Redacted before the cut to 300 (a key cut in two might no longer look like one; what lies past 1,000
+        # characters is never shown, so it is not read). The ids last: a memory's page lists who recalled it from
+        # them (recall_ids reads them back).
         record_change(space, "recall", ids, actor,
-                      detail=f"q={clip(redact(query).text, 300)} hits={len(ids)} ids={','.join(map(str, ids))}")
+                      detail=f"q={clip(redact(query[:1000]).text, 300)} hits={len(ids)} ids={','.join(map(str, ids))}")
 
 
 def recall_ids(detail: str) -> set[int]:
