@@ -118,6 +118,11 @@ def test_a_relative_named_by_the_user_belongs_to_the_user_but_their_own_facts_do
      [("job", "product designer", False), ("employer", "Figma", False), ("location", "Oslo", False)]),
     ("Please answer in English even if I write in Chinese.", [("language", "English", False)]),
     ("I'd be vegan if I could.", []),
+    # named in the next sentence
+    ("We have a son. His name is Felix.", [("child", "Felix", False)]),
+    ("我有个女儿。她叫朵朵。", [("child", "朵朵", False)]),
+    ("I've got a dog. It's called Rex.", [("pet", "Rex (dog)", False)]),
+    ("I met a girl yesterday. Her name is Ana.", []), ("My boss is strict. His name is Tom.", []),
 ])
 def test_relatives_pets_dislikes_and_nicknames_said_in_passing(text, expected):
     assert claims(text) == expected

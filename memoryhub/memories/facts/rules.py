@@ -115,8 +115,16 @@ def extract(text: str) -> list[Claim]:
     """Claims from the declared patterns, each about its speaker (the user unless a line names another)."""
     claims: list[Claim] = []
     for subject, said in _by_speaker((text or "")[:TEXT_CHARS]):
+        previous = ""
         for sentence in _sentences(said):
-            for claim in _sentence_claims(sentence):
+            named = _named_next(previous, sentence)
+            for claim in named:  # "I've got a dog. It's called Rex.": Rex (dog) says what the bare "dog" did
+                species = re.search(r"\((.+)\)$", claim.value) if claim.predicate == "pet" else None
+                if species and Claim(predicate="pet", value=species.group(1)) in claims:
+                    claims.remove(Claim(predicate="pet", value=species.group(1)))
+            said_now = _sentence_claims(sentence) + named
+            previous = sentence
+            for claim in said_now:
                 # a row naming its own subject (思琪的生日是六月三号) keeps it; the rest are the speaker's
                 if subject != "user" and (claim.subject.startswith("@") or claim.predicate == "relation"):
                     continue  # "Caroline: my husband …" speaks of Caroline's people, not the user's
@@ -445,6 +453,37 @@ def _mentioned(clause: str, chinese: bool) -> list[Claim]:
         if name and match.start() > 0:
             claims.append(Claim(predicate=_EN_RELATIVE_WORDS[match.group("rel").lower()], value=name))
     return claims
+
+
+# One of the user's people named in the next sentence.
+_EN_UNNAMED = re.compile(r"\b(?:(?:i|we)(?:'ve|\s+have)?\s+(?:also\s+|just\s+)?(?:have|got|adopted|had)\s+(?:a|an|one)|my|our)"
+                         r"\s+(?:[\w-]+\s+){0,2}?(?P<rel>" + _EN_KIN + "|" + vocab.EN_PETS + r")\b(?!\s*,?\s*(?-i:[A-Z]))",
+                         re.I)
+_EN_THEIR_NAME = re.compile(r"^(?:(?:her|his|its|their)\s+name(?:'s|\s+is)|(?:she|he|it)(?:'s|\s+is)\s+(?:called|named))"
+                            r"\s+(?P<name>(?-i:[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))", re.I)
+_ZH_THEIR_NAME = re.compile(r"^(?:她|他|它)(?:叫做|名叫|叫|的名字(?:是|叫))(?P<name>[\u4e00-\u9fffA-Za-z·]{1,8})")
+
+
+def _named_next(previous: str, sentence: str) -> list[Claim]:
+    """"We have a son. His name is Felix." / 我有个女儿。她叫朵朵。: the sentence after one that spoke of an unnamed
+    relative or pet of the user's names them."""
+    if not previous:
+        return []
+    if _CJK.search(sentence):
+        named = _ZH_THEIR_NAME.match(sentence)
+        family = _zh_family(previous) if named else None
+        name = values.clean_zh("name", named.group("name")) if named else ""
+        if not (family and family[0] and name):
+            return []
+        return [Claim(predicate=family[0], value=f"{name} ({family[1]})" if family[1] else name)]
+    named = _EN_THEIR_NAME.match(sentence)
+    spoken = list(_EN_UNNAMED.finditer(previous)) if named else []
+    name = values.clean_en("name", named.group("name")) if named else ""
+    if not (spoken and name):
+        return []
+    word = spoken[-1].group("rel").lower()
+    family = _EN_RELATIVE_WORDS.get(word)
+    return [Claim(predicate=family, value=name) if family else Claim(predicate="pet", value=f"{name} ({word})")]
 
 
 def _introduced(rest: str, chinese: bool) -> tuple[str, str]:
