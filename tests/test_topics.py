@@ -181,6 +181,30 @@ def test_one_conversation_forms_the_same_topics_in_english_and_chinese(space):
     assert all(len(w) >= 2 and w not in ("我们", "一个", "这个", "的话") for w in chinese[0].keywords)
 
 
+# One conversation that changes subject at every turn, said in English and in Chinese.
+CHANGING = {
+    "en": [("I'm allergic to mangoes, they give me a rash.", "Noted, no mangoes."),
+           ("I'm training for the Nanjing marathon, I run four times a week.", "Great, do you want a plan?"),
+           ("Please look at my shift schedule, I'm on night duty next Wednesday.", "Noted, night duty."),
+           ("My son's birthday is next month, we want a dinosaur party.", "Kids love dinosaurs!")],
+    "zh": [("我对芒果过敏，吃了会起疹子。", "记住了，不推荐芒果。"),
+           ("我在准备南京马拉松，每周跑四次。", "加油！需要训练计划吗？"),
+           ("帮我看看排班表，下周三我值夜班。", "好的，夜班已记下。"),
+           ("我儿子下个月过生日，想办个恐龙主题派对。", "小朋友都喜欢恐龙！")],
+}
+
+
+def test_a_conversation_changing_subject_splits_alike_in_english_and_chinese(space):
+    counts = {}
+    for lang, turns in CHANGING.items():
+        for i, (user, answer) in enumerate(turns):
+            gateway.write(space, gateway.Draft(kind="turn", user=user, assistant=answer, session_id=f"mixed-{lang}",
+                                               at=T0 + timedelta(minutes=3 * i)))
+        counts[lang] = Topic.objects.filter(space=space, session_id=f"mixed-{lang}").count()
+    # a Chinese turn keeps its nouns only, so it used to be too short to start a topic: all four made one
+    assert counts == {"en": 4, "zh": 4}
+
+
 def test_a_topic_title_is_headed_by_a_person_named_in_plain_words(space):
     first = turn(space, "User: Alice moved the billing service to PostgreSQL\n\nAssistant: Good.")
     second = turn(space, "User: Alice owns the billing on-call rota now\n\nAssistant: Noted.", minutes=3)

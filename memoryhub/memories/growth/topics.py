@@ -103,6 +103,13 @@ def words(text: str, stemmed: bool = True) -> list[str]:
     return found
 
 
+# Words of time say when, not what about: two turns that both say "next" (week, Wednesday) share no subject.
+_WHEN = {stem(w) for w in """next last this coming week weeks month months year years day days today tonight tomorrow
+    yesterday morning afternoon evening night weekend weekday monday tuesday wednesday thursday friday saturday sunday
+    january february march april may june july august september october november december time""".split()} | set(
+    "今天 明天 昨天 后天 前天 下周 上周 本周 这周 下个月 上个月 今年 明年 去年 周末 早上 晚上 下午 上午 中午".split())
+
+
 def _signature(entry: Entry) -> tuple[set[str], set[str]]:
     """(entities, content words) of a turn, lower-cased.
 
@@ -110,15 +117,21 @@ def _signature(entry: Entry) -> tuple[set[str], set[str]]:
     if getattr(entry, "_topic_signature", None) is None:
         text = "\n".join([entry.title, entry.summary, entry.body[:SIGNAL_CHARS]])
         entities = {e.lower() for e in (entry.entities or extract_entities(text))}
-        entry._topic_signature = (entities, set(words(text)))
+        entry._topic_signature = (entities, set(words(text)) - _WHEN)
     return entry._topic_signature
+
+
+def _substance(tokens: set[str]) -> int:
+    """How much a turn says, in English words: a Chinese word counts twice, segmentation keeping only its nouns
+    and names where English keeps every content word (我对芒果过敏，吃了会起疹子 has three, 疹子 芒果 过敏)."""
+    return sum(2 if _HAN.search(token) else 1 for token in tokens)
 
 
 def _subject_changed(entry: Entry, previous: Entry) -> bool:
     """A substantive turn sharing no entity with its neighbour and topic starts a new topic when it shares none
     of their words, or names something new and shares almost none."""
     entities, tokens = _signature(entry)
-    if len(tokens) < MIN_SIGNAL_TOKENS:
+    if _substance(tokens) < MIN_SIGNAL_TOKENS:
         return False
     prev_entities, prev_tokens = _signature(previous)
     topic = previous.topic
