@@ -36,6 +36,7 @@ def test_a_familiar_name_is_not_glued_to_the_verb_after_it_and_a_company_named_b
     assert people("科室里老王推荐我用Notion记笔记。") == ["老王"] and people("我和小刘推荐了一家店。") == ["小刘"]
     assert people("老师推荐的书") == [] and people("小时候我住在乡下") == []
     assert people("阿杰推荐了一家日料店。") == ["阿杰"] and people("阿姨说明天来。") == []
+    assert mentions("也不怎么吃东西，我带它去了宠物医院。") == []  # 东西 (things), which the dictionary tags a place
     assert [(m.name, m.kind) for m in mentions("我们公司叫星辰科技。")] == [("星辰科技", "organisation")]
 
 

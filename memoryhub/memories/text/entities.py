@@ -283,8 +283,10 @@ def chinese_names(text: str) -> list[tuple[str, str]]:
     tagged = segment.tagged(text)
     for n, (word, tag) in enumerate(tagged):
         kind = segment.PROPER_TAGS.get(tag)
-        if kind is None or kind == "name" or len(word) < 2 or word in segment.NOT_NAMES or not segment.has_chinese(word) \
-                or (kind == "person" and word[0] in segment.NOT_A_NAME_START):  # 叫琳琳 is tagged one name
+        if (kind is None or kind == "name" or len(word) < 2 or word in segment.NOT_NAMES
+                or word in segment.GENERIC_NOUNS  # 吃东西: the dictionary tags 东西 (things) a place
+                or not segment.has_chinese(word)
+                or (kind == "person" and word[0] in segment.NOT_A_NAME_START)):  # 叫琳琳 is tagged one name
             continue  # nz (other proper nouns) are mostly common terms in jieba's dictionary (嵌入式, 中文)
         before = tagged[n - 1][0] if n else "\n"
         following = tagged[n + 1][0] if n + 1 < len(tagged) else "\n"
