@@ -46,7 +46,7 @@ def matched(family, token, fact):
 
 
 @pytest.mark.parametrize("name", ["facts_heldout.jsonl", "facts_probe.jsonl", "facts_probe2.jsonl", "facts_probe3.jsonl",
-                                  "facts_probe4.jsonl", "facts_turns.jsonl"])
+                                  "facts_probe4.jsonl", "facts_probe5.jsonl", "facts_turns.jsonl"])
 def test_our_own_statements_meet_the_targets_in_both_languages(name):
     expected = found = produced = negatives = with_fact = 0
     by_language = {"en": [0, 0], "zh": [0, 0]}

@@ -94,8 +94,9 @@ ROWS: list[P] = [
              r"fifties|sixties|seventies|eighties|[2-9]0s))", (("I'm in my late thirties.", "late thirties"),)),
 
     # --- where they are from and where they live ---
-    P("hometown", r"(?:i\s+am|i\s+come)\s+(?:originally\s+)?from\s+<place>",
-      (("I'm originally from Cork.", "Cork"), ("I come from Lagos", "Lagos"))),
+    P("hometown", r"(?:i\s+am|i\s+come|i\s+hail)\s+(?:originally\s+)?from\s+" + _DESC + "<place>",
+      (("I'm originally from Cork.", "Cork"), ("I come from Lagos", "Lagos"),
+       ("I hail from a small village in Wales.", "Wales"))),
     P("hometown", r"i\s+was\s+born\s+(?:and\s+(?:raised|bred)\s+)?in\s+" + _DESC + "<place>",
       (("I was born in Nairobi.", "Nairobi"), ("I was born and bred in Leeds", "Leeds"))),
     P("hometown", r"(?:i|we)\s+(?:moved|came|emigrated|immigrated|relocated)\s+(?:here\s+|over\s+|to\s+(?-i:[A-Z])[\w'.-]*"
@@ -116,8 +117,9 @@ ROWS: list[P] = [
       (("I am based in Austin these days.", "Austin"),)),
     P("location", r"(?:i|we)\s+(?:have\s+)?(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+to\s+<place>",
       (("We moved to Denver two years ago.", "Denver"),)),
-    P("location", r"{adv}(?:living|based)\s+in\s+<place>(?=\s+(?:with|for|since|now|these\s+days|at\s+the\s+moment)\b|{end})",
-      (("Currently living in Montreal with my two cats.", "Montreal"), ("Based in Oslo.", "Oslo"))),
+    P("location", r"{adv}(?:(?:have\s+)?been\s+)?(?:living|based)\s+in\s+<place>(?=\s+(?:with|for|since|now|these\s+days|at\s+the\s+moment)\b|{end})",
+      (("Currently living in Montreal with my two cats.", "Montreal"), ("Based in Oslo.", "Oslo"),
+       ("Been living in Austin since 2019.", "Austin"))),
     P("location", r"(?:my|our)\s+home\s+is\s+(?:in\s+)?<place>", (("My home is in Galway.", "Galway"),)),
     P("location", r"home\s+(?:for\s+(?:me|us)\s+)?is\s+(?:in\s+)?<place>", (("Home for me is Auckland.", "Auckland"),)),
     P("location", r"i\s+(?:work|study)\s+in\s+<place>{end}", (("I work in Manchester.", "Manchester"),)),
@@ -180,9 +182,9 @@ ROWS: list[P] = [
     *_relation("partner", (("My girlfriend Chloe loves sushi.", "Chloe"), ("I have a boyfriend named Jon.", "Jon"))),
     P("partner", r"i\s+am\s+(?:engaged\s+to|dating|seeing|going\s+out\s+with)\s+<name>",
       (("I'm engaged to Priya.", "Priya"),)),
-    P("child", r"(?:i|we)\s+(?:have|have\s+got)\s+(?:two|three|four|five|six|\d)\s+{children}\s*[,:]?\s*"
+    P("child", r"(?:i|we)\s+(?:have|have\s+got)\s+(?:two|three|four|five|six|\d|twin|twins)\s*{children}?\s*[,:]?\s*"
                r"(?:called\s+|named\s+)?<names>",
-      (("I have two kids, Noah and Mia.", "Mia"),)),
+      (("I have two kids, Noah and Mia.", "Mia"), ("We've got twin girls, Ella and Rose.", "Rose"))),
     P("child", r"(?:my|our)\s+{children}\s+(?:are\s+)?(?:called\s+|named\s+)?<names>",
       (("Our kids Leo and Zoe are at school.", "Leo"),)),
     *_relation("child", (("My daughter Ava just turned six.", "Ava"), ("We have a son named Ravi.", "Ravi"))),
@@ -218,6 +220,8 @@ ROWS: list[P] = [
                    r"student|undergrad|freshman|sophomore|postdoc)\s+(?:at|in)\s+<org>",
       (("I'm a PhD student at Leiden University.", "Leiden University"),)),
     P("job", r"i\s+am\s+(?:not|no\s+longer)\s+(?:{a})?<job>", (("I'm not a teacher anymore.", "teacher"),), negative=True),
+    P("job", r"i\s+am\s+(?:a|an)\s+[\w\s-]{2,40}?\s+turned\s+(?:a\s+|an\s+)?<job>",
+      (("I'm a software engineer turned product manager.", "product manager"),)),
     P("job", r"i\s+(?:am|have\s+been|have\s+worked\s+as)\s+{adv}(?:a|an|the)\s+<job>(?:\s+(?:at|for|with|in)\s+<employer:org>|"
              r"\s+from\s+<hometown:place>|\s+(?:working|based|living)\s+in\s+<location:place>)?",
       (("I'm a high school chemistry teacher.", "high school chemistry teacher"),
@@ -226,6 +230,8 @@ ROWS: list[P] = [
     P("job", r"as\s+(?:a|an)\s+(?!former\b|retired\b|ex-)<job>(?=\s+(?:i|myself|me)\b|{end})",
       (("As a nurse I see this all the time.", "nurse"), ("As a freelance designer, I set my own hours.",
                                                           "freelance designer")), gate="ephemeral"),
+    P("education", r"i\s+am\s+(?:a|an)\s+<org>\s+(?:grad|graduate|alum|alumnus|alumna)\b",
+      (("I'm an Oxford grad.", "Oxford"),)),
     P("job", r"i\s+am\s+(?P<v__word__0>retired|unemployed|self-employed|between\s+jobs|a\s+stay-at-home\s+\w+)\b",
       (("I'm retired.", "retired"),)),
     P("job", r"my\s+(?:job|occupation|profession)\s+is\s+(?:being\s+)?(?:{a})?<job>", (("My job is nursing assistant.",
@@ -255,8 +261,8 @@ ROWS: list[P] = [
                     r"am\s+not\s+(?:a\s+" + _LIKE_ADJ + r"fan\s+of|into|keen\s+on|fond\s+of|big\s+on))\s+<things>",
       (("I hate olives.", "olives"), ("I can't stand loud music.", "loud music"),
        ("I'm not a fan of horror movies.", "horror movies")), negative=True),
-    P("preference", r"i\s+(?:do\s+not|never|rarely|no\s+longer)\s+(?:eat|drink|touch|have)\s+(?:any\s+)?<things>",
-      (("I don't eat pork.", "pork"),), negative=True),
+    P("preference", r"i\s+(?:do\s+not|never|rarely|no\s+longer|cannot|can\s+not)\s+(?:eat|drink|touch|have)\s+(?:any\s+)?<things>",
+      (("I don't eat pork.", "pork"), ("I can't have dairy.", "dairy")), negative=True),
     P("preference", r"i\s+(?:do\s+not|never)\s+drink{end}", (("I don't drink.", "alcohol"),), negative=True,
       value="alcohol"),
     P("preference", r"i\s+(?:do\s+not|never)\s+smoke\b", (("I never smoke.", "smoking"),), negative=True,
@@ -267,6 +273,12 @@ ROWS: list[P] = [
       negative=True),
     P("preference", r"i\s+(?:avoid|stay\s+away\s+from|steer\s+clear\s+of)\s+<things>",
       (("I avoid caffeine.", "caffeine"),), negative=True),
+    P("preference", r"i\s+am\s+(?:a|an)\s+(?:(?:big|huge|massive|great|die-hard|lifelong|loyal|total|true)\s+)?"
+                    r"(?!(?:big|huge|massive|great|die-hard|lifelong|loyal|total|true)\s+(?:fan|supporter|lover)\b)"
+                    r"(?P<v__thing__0>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?:fan|supporter|lover|enthusiast|nerd|geek|buff)\b(?!\s+of\b)",
+      (("I'm a massive Arsenal fan.", "Arsenal"),)),
+    P("preference", r"<things>\s+(?:is|are)\s+(?:really\s+|totally\s+)?my\s+(?:thing|jam|passion|obsession)\b",
+      (("Chess is my thing.", "Chess"),)),
     P("preference", r"(?:a\s+)?" + _LIKE_ADJ + r"(?:fan|lover)\s+of\s+<things>",
       (("Big fan of board games here.", "board games"),)),
     P("preference", r"<things>\s+(?:is|are)\s+(?:just\s+)?(?:the\s+worst|disgusting|gross|revolting)",

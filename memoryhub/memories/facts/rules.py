@@ -67,7 +67,8 @@ _EN_FILLER = re.compile(
 _ZH_FILLER = re.compile(
     r"(?:(?:那么?|好的?|嗯+|哦|噢|对了|另外|还有|然后|记住|请记住|你要记住|注意|补充一下|提醒一下|顺便说一下|顺便|"
     r"其实|说实话|老实说|告诉你|跟你说|我跟你说|话说|大家好|你好|您好|嗨|哈喽|因为|所以|而且|不过|ok|OK|"
-    r"今年|明年|去年|最近|现在|目前|以后|今后|将来|从小|从今天起|从现在起|这些年|这几年|平时)[\s,，~～!！]*)*")
+    r"今年|明年|去年|最近|现在|目前|以后|今后|将来|从小|从今天起|从现在起|这些年|这几年|平时|周末|平日|假期|放假的时候|"
+    r"有空的时候|有空)[\s,，~～!！]*)*")
 _EN_CLAUSE = re.compile(
     r"\s*[,;:]\s*|\s+-\s+|\s+(?:but|however|whereas)\s+|\s+(?:and|so|because)\s+(?=(?:i|my|we|our)\b)"
     # "… at Figma and live in Oslo": a second thing the user does, its subject left out
@@ -117,12 +118,7 @@ def extract(text: str) -> list[Claim]:
     for subject, said in _by_speaker((text or "")[:TEXT_CHARS]):
         previous = ""
         for sentence in _sentences(said):
-            named = _named_next(previous, sentence)
-            for claim in named:  # "I've got a dog. It's called Rex.": Rex (dog) says what the bare "dog" did
-                species = re.search(r"\((.+)\)$", claim.value) if claim.predicate == "pet" else None
-                if species and Claim(predicate="pet", value=species.group(1)) in claims:
-                    claims.remove(Claim(predicate="pet", value=species.group(1)))
-            said_now = _sentence_claims(sentence) + named
+            said_now = _sentence_claims(sentence) + _named_next(previous, sentence)
             previous = sentence
             for claim in said_now:
                 # a row naming its own subject (思琪的生日是六月三号) keeps it; the rest are the speaker's
@@ -132,7 +128,9 @@ def extract(text: str) -> list[Claim]:
                               claim.negative)
                 if claim not in claims:
                     claims.append(claim)
-    return claims
+    # "I've got a dog. It's called Rex.", 我家有两只猫，一只叫豆豆: Rex (dog) says what the bare "dog" did
+    named = {c.value.rpartition(" (")[2].rstrip(")") for c in claims if c.predicate == "pet" and c.value.endswith(")")}
+    return [c for c in claims if not (c.predicate == "pet" and c.value in named)]
 
 
 # --- speakers and sentences -------------------------------------------------------------------

@@ -56,7 +56,7 @@ ZH_KINDS = {
     "where": r"[\u4e00-\u9fffA-Za-z0-9&]{1,16}?",
     "thing": r"[^，,；;。！!？?\n]+",
     "things": r"[^，,；;。！!？?\n]+",
-    "job": r"[\u4e00-\u9fffA-Za-z]{0,8}?" + vocab.ZH_JOBS,
+    "job": r"[\u4e00-\u9fffA-Za-z]{0,8}?(?:" + vocab.ZH_JOBS + ")+",  # 后端开发: 后端 and 开发
     "lang": vocab.ZH_LANGUAGES,
     "num": r"[0-9]{1,3}|[一二三四五六七八九十两]{1,4}",
     "month": r"(?:[0-9]{1,2}|[一二三四五六七八九十]{1,2}|十[一二])月份?",
@@ -230,7 +230,10 @@ def clean_zh(kind: str, raw: str) -> str:
         value = _zh_noun_run(value, limit=8)
         return value if _PLACE_SUFFIX.search(value) or any(t == "ns" for _, t in segment.tagged(value)) else ""
     if kind in ("place", "org", "where"):
-        return _zh_noun_run(_ZH_LEAD.sub("", value), limit=12, verbs=kind != "place")
+        value = _ZH_LEAD.sub("", value)
+        if kind != "place" and 2 <= len(value) <= 8 and _ORG_SUFFIX.search(value) and not _zh_pointing(value):
+            return value  # 律所, 设计院: an institution by its ending, whatever tag the dictionary gives it
+        return _zh_noun_run(value, limit=12, verbs=kind != "place")
     if kind == "job":
         return value if len(value) <= 12 else ""
     # thing / things
@@ -246,7 +249,9 @@ def _zh_pointing(value: str) -> bool:
 
 def is_person_name(value: str) -> bool:
     """A Chinese personal name: the dictionary says so, or a common surname and one or two more characters that
-    are no ordinary word (王磊 yes, 护士 no)."""
+    are no ordinary word (王磊 yes, 护士 no; 双子座 is a star sign)."""
+    if value.endswith("座"):
+        return False
     tags = segment.tagged(value)
     if len(tags) == 1 and tags[0][1] in ("nr", "nrfg", "nrt") and value not in segment.NOT_NAMES:
         return True
