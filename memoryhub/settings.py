@@ -71,9 +71,19 @@ def _secret_key() -> str:
         return os.environ["SECRET_KEY"]
     path = STATE_DIR / "secret_key"
     if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        # Processes starting at once on a new data dir (the web and the worker of `serve`) must agree: the key is
+        # written whole into a file of this process, then linked into place; one that loses the race reads the
+        # winner's (creating the file in place let a loser crash on it, or read it still empty).
+        mine = STATE_DIR / f"secret_key.{os.getpid()}"
+        fd = os.open(mine, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(secrets.token_urlsafe(50))
+        try:
+            os.link(mine, path)
+        except FileExistsError:
+            pass
+        finally:
+            mine.unlink(missing_ok=True)
     return path.read_text().strip()
 
 

@@ -33,6 +33,25 @@ def test_a_new_data_directory_and_its_database_are_private(tmp_path):
             assert mode(data / extra) == 0o600, extra
 
 
+def test_processes_starting_at_once_on_a_new_data_directory_agree_on_one_secret_key(tmp_path):
+    """The web and the worker of `serve` start together: none may crash on the other's key file or read it empty
+    (CI saw a writer process die with FileExistsError on state/secret_key)."""
+    data = tmp_path / "new" / "data"
+    env = {**os.environ, "MEMORYHUB_DATA_DIR": str(data), "DJANGO_SETTINGS_MODULE": "memoryhub.settings"}
+    env.pop("SECRET_KEY", None)
+    env["START_AT"] = str(__import__("time").time() + 3)  # each waits for the same moment, then reads the settings
+    script = ("import hashlib, os, time; import django.conf; time.sleep(max(0, float(os.environ['START_AT']) - time.time()));"
+              "from django.conf import settings; print(hashlib.sha256(settings.SECRET_KEY.encode()).hexdigest())")
+    starting = [subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True) for _ in range(12)]
+    answers = [p.communicate(timeout=120) for p in starting]
+    assert [p.returncode for p in starting] == [0] * 12, [err[-500:] for _, err in answers]
+    keys = {out.strip() for out, _ in answers}
+    assert len(keys) == 1 and keys != {__import__("hashlib").sha256(b"").hexdigest()}
+    assert sorted(p.name for p in (data / "state").iterdir()) == ["secret_key"]  # no file of a process left behind
+    assert mode(data / "state" / "secret_key") == 0o600
+
+
 def test_an_existing_data_directory_keeps_the_mode_a_person_gave_it(tmp_path):
     from memoryhub.core.files import private_dir, private_file
 
